@@ -1,0 +1,5 @@
+#include <libexif/exif-data.h>
+#include <libexif/exif-loader.h>
+#include <libexif/exif-utils.h>
+#include <libexif/exif-tag.h>
+#include <libexif/exif-ifd.h>

@@ -1,0 +1,67 @@
+#include "cshim.h"
+
+CURLcode shim_curl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+CURLcode shim_curl_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+CURLcode shim_curl_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+CURLcode shim_curl_setopt_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+CURLcode shim_curl_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
+CURLcode shim_curl_setopt_data_function(CURL *h, CURLoption o, shim_curl_data_fn fn) {
+    return curl_easy_setopt(h, o, fn);
+}
+CURLcode shim_curl_setopt_xferinfo_function(CURL *h, shim_curl_xferinfo_fn fn) {
+    return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, fn);
+}
+
+CURLcode shim_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
+CURLcode shim_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
+CURLcode shim_curl_getinfo_string(CURL *h, CURLINFO i, const char **v) { return curl_easy_getinfo(h, i, v); }
+CURLcode shim_curl_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
+
+CURLMcode shim_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+
+ExifContent *shim_exif_data_ifd(ExifData *data, ExifIfd ifd) {
+    if (!data || ifd < 0 || ifd >= EXIF_IFD_COUNT) return NULL;
+    return data->ifd[ifd];
+}
+
+VipsImage *shim_vips_open_header(const char *path) {
+    return vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
+static VipsInteresting crop_mode(int crop) {
+    switch (crop) {
+    case 1: return VIPS_INTERESTING_CENTRE;
+    case 2: return VIPS_INTERESTING_ATTENTION;
+    default: return VIPS_INTERESTING_NONE;
+    }
+}
+
+int shim_vips_thumbnail(const char *path, VipsImage **out, int width, int height, int crop, int down) {
+    return vips_thumbnail(path, out, width, "height", height, "crop", crop_mode(crop),
+                          "size", down ? VIPS_SIZE_DOWN : VIPS_SIZE_BOTH, NULL);
+}
+
+int shim_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int crop, int down) {
+    return vips_thumbnail_image(in, out, width, "height", height, "crop", crop_mode(crop),
+                                "size", down ? VIPS_SIZE_DOWN : VIPS_SIZE_BOTH, NULL);
+}
+
+int shim_vips_jpegsave(VipsImage *in, const char *path, int q, int keep) {
+    return vips_jpegsave(in, path, "Q", q, "strip", !keep, "optimize_coding", TRUE, NULL);
+}
+
+int shim_vips_webpsave(VipsImage *in, const char *path, int q, int keep) {
+    return vips_webpsave(in, path, "Q", q, "strip", !keep, NULL);
+}
+
+int shim_vips_avifsave(VipsImage *in, const char *path, int q, int keep) {
+    return vips_heifsave(in, path, "Q", q, "strip", !keep,
+                         "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1, NULL);
+}
+
+int shim_vips_to_srgb(VipsImage *in, VipsImage **out) {
+    if (vips_image_get_typeof(in, VIPS_META_ICC_NAME)) {
+        return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_PERCEPTUAL, NULL);
+    }
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
+}

@@ -1,0 +1,52 @@
+// Typed wrappers for the C calls Swift cannot make: variadic functions
+// (curl_easy_setopt, curl_easy_getinfo, vips_*), macros and tuple-typed fields.
+// One wrapper per C argument type: curl's compile-time type checks are off under
+// clang, so a wrong type would be silent undefined behaviour.
+#ifndef SHOEBOX_CSHIM_H
+#define SHOEBOX_CSHIM_H
+
+#include <curl/curl.h>
+#include <libexif/exif-data.h>
+#include <vips/vips.h>
+
+typedef size_t (*shim_curl_data_fn)(char *data, size_t size, size_t count, void *userdata);
+typedef int (*shim_curl_xferinfo_fn)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                     curl_off_t ultotal, curl_off_t ulnow);
+
+// libcurl easy options, by value type.
+CURLcode shim_curl_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode shim_curl_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode shim_curl_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode shim_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode shim_curl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+CURLcode shim_curl_setopt_data_function(CURL *handle, CURLoption option, shim_curl_data_fn fn);
+CURLcode shim_curl_setopt_xferinfo_function(CURL *handle, shim_curl_xferinfo_fn fn);
+
+// libcurl easy info, by result type. Strings belong to the handle: copy them.
+CURLcode shim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode shim_curl_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode shim_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+CURLcode shim_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+
+// libcurl multi options.
+CURLMcode shim_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+// libexif: ExifData.ifd is a C array (a tuple in Swift).
+ExifContent *shim_exif_data_ifd(ExifData *data, ExifIfd ifd);
+
+// libvips: header-only open (no pixels decoded until asked).
+VipsImage *shim_vips_open_header(const char *path);
+// Thumbnail through shrink-on-load. crop: 0 none, 1 centre, 2 attention.
+// Returns 0 on success.
+int shim_vips_thumbnail(const char *path, VipsImage **out, int width, int height,
+                        int crop, int size_down_only);
+int shim_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
+                              int crop, int size_down_only);
+// Savers; keep_metadata 0 strips everything (no GPS in thumbnails).
+int shim_vips_jpegsave(VipsImage *in, const char *path, int quality, int keep_metadata);
+int shim_vips_webpsave(VipsImage *in, const char *path, int quality, int keep_metadata);
+int shim_vips_avifsave(VipsImage *in, const char *path, int quality, int keep_metadata);
+// Convert to sRGB honouring an embedded ICC profile; 0 on success.
+int shim_vips_to_srgb(VipsImage *in, VipsImage **out);
+
+#endif

@@ -1,0 +1,2 @@
+import ShoeboxKit
+public enum ShoeboxCLI { public static func main() { print(Shoebox.version) } }

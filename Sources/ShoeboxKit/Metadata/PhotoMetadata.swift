@@ -1,0 +1,74 @@
+/// A position read from the EXIF GPS IFD: signed decimal degrees (south and
+/// west negative) and metres (negative below sea level).
+public struct GPSPosition: Sendable, Equatable, Codable {
+    public var latitude: Double
+    public var longitude: Double
+    public var altitude: Double?
+
+    public init(latitude: Double, longitude: Double, altitude: Double? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+    }
+}
+
+/// One EXIF tag as read from a file, for `inspect --all`.
+public struct ExifTag: Sendable, Equatable {
+    /// "IFD0", "ExifIFD", "GPS", "Interop", "IFD1".
+    public var group: String
+    /// The tag name as in the EXIF specification, e.g. "DateTimeOriginal".
+    public var name: String
+    public var id: UInt16
+    /// Display text of the value.
+    public var value: String
+
+    public init(group: String, name: String, id: UInt16, value: String) {
+        self.group = group
+        self.name = name
+        self.id = id
+        self.value = value
+    }
+}
+
+/// What Shoebox knows about a photo without decoding its pixels.
+public struct PhotoMetadata: Sendable, Equatable {
+    public var format: ImageFormat?
+    /// Pixel size of the image itself (not of an embedded preview).
+    public var width: Int?
+    public var height: Int?
+    public var make: String?
+    public var model: String?
+    public var lensModel: String?
+    public var software: String?
+    /// EXIF dates, as written: "YYYY:MM:DD HH:MM:SS".
+    public var dateTimeOriginal: String?
+    public var createDate: String?
+    public var modifyDate: String?
+    /// "+HH:MM" as in OffsetTimeOriginal.
+    public var offsetTimeOriginal: String?
+    /// EXIF orientation 1...8.
+    public var orientation: Int?
+    /// Seconds.
+    public var exposureTime: Double?
+    public var fNumber: Double?
+    public var iso: Int?
+    /// Millimetres.
+    public var focalLength: Double?
+    public var gps: GPSPosition?
+    /// Every tag read, in file order; filled only when asked for.
+    public var tags: [ExifTag]
+    /// Problems met while reading (broken offsets, truncation…); fields that
+    /// could be read are still filled.
+    public var warnings: [String]
+
+    public init() {
+        tags = []
+        warnings = []
+    }
+
+    /// The capture time used to date an original: DateTimeOriginal, then
+    /// CreateDate (DateTimeDigitized), then DateTime.
+    public var bestCaptureDate: String? {
+        dateTimeOriginal ?? createDate ?? modifyDate
+    }
+}

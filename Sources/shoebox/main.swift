@@ -1,0 +1,2 @@
+import ShoeboxCLI
+ShoeboxCLI.main()

@@ -1,0 +1,3 @@
+import XCTest
+@testable import ShoeboxKit
+final class SmokeTests: XCTestCase { func testVersion() { XCTAssertFalse(Shoebox.version.isEmpty) } }
