@@ -1,0 +1,10 @@
+/// Every subcommand, in the order `shoebox help` lists them.
+public enum CommandRegistry {
+    public static var commands: [any Command.Type] { [
+        HelpCommand.self,
+    ] }
+
+    public static func command(named name: String) -> (any Command.Type)? {
+        commands.first { $0.spec.name == name }
+    }
+}

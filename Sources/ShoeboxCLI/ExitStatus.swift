@@ -1,0 +1,15 @@
+/// Exit statuses, documented in the manual.
+public enum ExitStatus {
+    /// Everything succeeded.
+    public static let success: Int32 = 0
+    /// Some items failed (downloads, unreadable files, problems found by verify).
+    public static let someFailed: Int32 = 1
+    /// Usage error or unreadable input list.
+    public static let usage: Int32 = 2
+    /// The library is locked by another writer.
+    public static let libraryLocked: Int32 = 3
+    /// The library cannot be created, written or opened (read-only, missing, full disk, corrupt catalog).
+    public static let libraryUnusable: Int32 = 4
+    /// Interrupted by SIGINT or SIGTERM.
+    public static let interrupted: Int32 = 130
+}

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Where a command prints: data to stdout, diagnostics to stderr.
+/// Knows whether stderr is a terminal (progress lines) and whether colour is allowed.
+public final class Console: @unchecked Sendable {
+    private let lock = NSLock()
+    public let stderrIsTerminal: Bool
+    public let useColor: Bool
+    public let environment: [String: String]
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+        stderrIsTerminal = isatty(STDERR_FILENO) == 1
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        useColor = stderrIsTerminal && !noColor && environment["TERM"] != "dumb"
+    }
+
+    /// Writes one line of data to stdout.
+    public func out(_ line: String) {
+        write(line + "\n", to: STDOUT_FILENO)
+    }
+
+    /// Writes one diagnostic line to stderr, prefixed with "shoebox: ".
+    public func error(_ message: String) {
+        write("shoebox: " + message + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes raw text to stderr (summaries, progress).
+    public func note(_ text: String) {
+        write(text, to: STDERR_FILENO)
+    }
+
+    /// Replaces the current terminal line on stderr; does nothing off a terminal.
+    public func progress(_ line: String) {
+        guard stderrIsTerminal else { return }
+        write("\r\u{1B}[2K" + line, to: STDERR_FILENO)
+    }
+
+    /// Clears the progress line before ordinary output.
+    public func clearProgress() {
+        guard stderrIsTerminal else { return }
+        write("\r\u{1B}[2K", to: STDERR_FILENO)
+    }
+
+    /// Wraps text in an ANSI colour when colour is allowed.
+    public func colored(_ text: String, _ code: String) -> String {
+        useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    private func write(_ text: String, to fd: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+        bytes.removeAll()
+    }
+}
