@@ -1,0 +1,28 @@
+/// What is known about the originals: the embedded default is SQLite
+/// (`SQLiteCatalog`); a shared PostgreSQL catalog can implement the same protocol.
+///
+/// Writes are grouped with `transaction`: the fetch engine records a batch of
+/// finished downloads in one commit.
+public protocol Catalog: AnyObject {
+    /// Runs `body` in one transaction: all its writes are committed together or not at all.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+
+    func original(sha256: String) throws -> OriginalRecord?
+    func original(path: String) throws -> OriginalRecord?
+    /// Inserts a new original; fails if its sha256 or path is already recorded.
+    func insertOriginal(_ record: OriginalRecord) throws
+    /// Every original, ordered by path ("library order").
+    func allOriginals() throws -> [OriginalRecord]
+    func countOriginals() throws -> Int
+
+    func source(url: String) throws -> SourceRecord?
+    /// Inserts or replaces the row for `record.url`.
+    func upsertSource(_ record: SourceRecord) throws
+    func sources(sha256: String) throws -> [SourceRecord]
+
+    func thumbnails(sha256: String) throws -> [ThumbnailRecord]
+    func allThumbnails() throws -> [ThumbnailRecord]
+    /// Inserts or replaces the row for `record.path`.
+    func upsertThumbnail(_ record: ThumbnailRecord) throws
+    func removeThumbnail(path: String) throws
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// What the catalog knows about one stored original (one row of `originals`).
+public struct OriginalRecord: Sendable, Equatable, Codable {
+    /// Lower-case hex SHA-256 of the file's bytes; the original's identity.
+    public var sha256: String
+    /// Path relative to the library root, e.g. "originals/2024/05/01/IMG_0001.jpg".
+    public var path: String
+    public var bytes: Int64
+    /// MIME type of the stored format (from the bytes, not the server's claim).
+    public var contentType: String
+    public var width: Int?
+    public var height: Int?
+    /// Capture time as in EXIF ("YYYY:MM:DD HH:MM:SS"), or the fallback used to date the file.
+    public var takenAt: String?
+    public var make: String?
+    public var model: String?
+    public var gpsLatitude: Double?
+    public var gpsLongitude: Double?
+    public var gpsAltitude: Double?
+    public var orientation: Int?
+    /// When the original was stored, ISO 8601 UTC.
+    public var addedAt: String
+
+    public init(
+        sha256: String, path: String, bytes: Int64, contentType: String,
+        width: Int? = nil, height: Int? = nil, takenAt: String? = nil,
+        make: String? = nil, model: String? = nil,
+        gpsLatitude: Double? = nil, gpsLongitude: Double? = nil, gpsAltitude: Double? = nil,
+        orientation: Int? = nil, addedAt: String
+    ) {
+        self.sha256 = sha256
+        self.path = path
+        self.bytes = bytes
+        self.contentType = contentType
+        self.width = width
+        self.height = height
+        self.takenAt = takenAt
+        self.make = make
+        self.model = model
+        self.gpsLatitude = gpsLatitude
+        self.gpsLongitude = gpsLongitude
+        self.gpsAltitude = gpsAltitude
+        self.orientation = orientation
+        self.addedAt = addedAt
+    }
+}
