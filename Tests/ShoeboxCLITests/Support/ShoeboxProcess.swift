@@ -1,0 +1,74 @@
+import Foundation
+import XCTest
+
+/// Runs the built `shoebox` binary as a user would, capturing its output.
+struct ShoeboxProcess {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The `shoebox` executable built next to the test bundle.
+    static var executable: URL {
+        var directory = Bundle.main.bundleURL
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("shoebox").path),
+              directory.path != "/" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("shoebox")
+    }
+
+    /// Starts `shoebox ARGS` without waiting (for kill and concurrency tests).
+    static func start(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        env.removeValue(forKey: "SHOEBOX_LIBRARY")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        if let stdin {
+            let input = Pipe()
+            process.standardInput = input
+            try process.run()
+            input.fileHandleForWriting.write(stdin)
+            try input.fileHandleForWriting.close()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+        return (process, out, err)
+    }
+
+    /// Runs `shoebox ARGS` to completion.
+    @discardableResult
+    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> Result {
+        let (process, out, err) = try start(arguments, environment: environment, stdin: stdin)
+        // Read both pipes concurrently so neither fills up and blocks the child.
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A fresh temporary directory, removed at the end of the test.
+func makeTemporaryDirectory(_ test: XCTestCase, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    test.addTeardownBlock {
+        // Originals are read-only files; their folders stay writable, so removal works.
+        try? FileManager.default.removeItem(at: url)
+    }
+    return url
+}
