@@ -121,7 +121,8 @@ final class Archiver {
         let (folder, takenAt) = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: transfer.lastModified)
         let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256)
         let path = try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
-            reservedPaths.contains($0) || store.exists(path: $0) || (try catalog.original(path: $0)) != nil
+            if reservedPaths.contains($0) || store.exists(path: $0) { return true }
+            return try catalog.original(path: $0) != nil
         }
         try store.stage(file, sha256: sha256)
         reservedPaths.insert(path)

@@ -76,7 +76,7 @@ public final class FetchRun: @unchecked Sendable {
         lock.unlock()
         if cancelFlag.isSet { engine.cancel() }
 
-        let archiver = Archiver(store: store, catalog: catalog, journal: { try journal.append(originals: $0, sources: $1) }) { [weak self] in
+        let archiver = Archiver(store: store, catalog: catalog, journal: { try journal.append($0.map(JournalEntry.originalStored) + $1.map(JournalEntry.sourceRecorded)) }) { [weak self] in
             self?.report($0)
         }
         let archiveQueue = ArchiveQueue(archiver: archiver, store: store, engine: engine)
