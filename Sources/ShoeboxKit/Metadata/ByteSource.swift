@@ -46,7 +46,8 @@ final class FileByteSource: ByteSource {
 
     init(path: String) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw MetadataError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

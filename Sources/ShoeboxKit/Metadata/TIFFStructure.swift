@@ -24,7 +24,7 @@ enum TIFFStructure {
     /// Largest IFD we accept; real ones have a few dozen entries.
     static let maximumEntries = 1000
     /// Values larger than this (maker notes, strip tables) are left out of the compact block.
-    static let maximumValueSize = 16 * 1024
+    static let maximumValueSize = 24 * 1024
     static let exifPointer: UInt16 = 0x8769, gpsPointer: UInt16 = 0x8825, interopPointer: UInt16 = 0xA005
     static let subIFDs: UInt16 = 0x014A
     /// Tags whose values are offsets into the original file: meaningless once repacked.
