@@ -19,6 +19,26 @@ final class InspectCommandTests: XCTestCase {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Made once for the class; tests add their own files elsewhere.
+    nonisolated(unsafe) private static var shared: Result<(URL, [URL]), Error>?
+
+    override class func tearDown() {
+        if case .success(let (directory, _))? = shared { try? FileManager.default.removeItem(at: directory) }
+        shared = nil
+        super.tearDown()
+    }
+
+    /// The shared photos and the folder holding only them.
+    private func photos() throws -> (URL, [URL]) {
+        if Self.shared == nil {
+            Self.shared = Result {
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-inspect-\(UUID().uuidString)")
+                return (directory, try makePhotos(in: directory))
+            }
+        }
+        return try Self.shared!.get()
+    }
+
     /// Two tagged JPEGs (north-east, south-west below sea level) and a PNG.
     private func makePhotos(in directory: URL) throws -> [URL] {
         let urls = ["a/north.jpg", "b/south.jpg", "b/c/tagged.png"].map { directory.appendingPathComponent($0) }
@@ -45,7 +65,7 @@ final class InspectCommandTests: XCTestCase {
 
     func testJSONMatchesExiftoolForTheSharedKeys() throws {
         let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
+        let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", "--json"] + urls.map(\.path))
         XCTAssertEqual(result.status, 0, result.stderr)
         let ours = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -72,7 +92,7 @@ final class InspectCommandTests: XCTestCase {
 
     func testHumanBlockSpellsOutEveryField() throws {
         let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
+        let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", urls[1].path])
         XCTAssertEqual(result.status, 0, result.stderr)
         let expectedLines = [
@@ -93,7 +113,7 @@ final class InspectCommandTests: XCTestCase {
 
     func testAllGroupsTagsByIFDWithSpecificationNames() throws {
         let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
+        let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", "--all", urls[0].path])
         XCTAssertEqual(result.status, 0, result.stderr)
         let text = result.stdout
@@ -120,7 +140,7 @@ final class InspectCommandTests: XCTestCase {
 
     func testBrokenFilesGetAnErrorAndTheOthersGoOn() throws {
         let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
+        let urls = try photos().1
         let empty = directory.appendingPathComponent("empty.jpg")
         XCTAssertTrue(FileManager.default.createFile(atPath: empty.path, contents: Data()))
         let html = directory.appendingPathComponent("page.jpg")
@@ -144,9 +164,9 @@ final class InspectCommandTests: XCTestCase {
     }
 
     func testDirectoriesAreRecursedInPathOrder() throws {
-        let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
-        try Data("notes".utf8).write(to: directory.appendingPathComponent("b/readme.txt"))
+        let (directory, urls) = try photos()
+        try Data("notes".utf8).write(to: directory.appendingPathComponent("b/readme.txt"))  // not a photo: skipped
+        try Data("<html>".utf8).write(to: directory.appendingPathComponent("b/.hidden.jpg"))  // hidden: skipped
         let result = try ShoeboxProcess.run(["inspect", "--json", directory.path])
         XCTAssertEqual(result.status, 0, result.stderr)
         let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -169,14 +189,14 @@ final class InspectCommandTests: XCTestCase {
 
     func testLibraryWithoutPathInspectsTheCatalogInLibraryOrder() throws {
         let library = try makeTemporaryDirectory(self)
-        let photos = try makePhotos(in: try makeTemporaryDirectory(self))
+        let sources = try photos().1
         let layout = LibraryLayout(root: library.path)
         let relative = ["originals/2024/05/01/b.jpg", "originals/2023/01/02/a.jpg"]
         let catalog = try SQLiteCatalog(path: layout.catalog)
         for (index, path) in relative.enumerated() {
             let target = URL(fileURLWithPath: layout.absolute(path))
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: photos[index], to: target)
+            try FileManager.default.copyItem(at: sources[index], to: target)
             try catalog.insertOriginal(OriginalRecord(
                 sha256: String(repeating: "\(index)", count: 64), path: path, bytes: 1, contentType: "image/jpeg",
                 addedAt: "2024-05-01T00:00:00Z"))

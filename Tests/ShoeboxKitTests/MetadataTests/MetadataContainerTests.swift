@@ -4,18 +4,36 @@ import XCTest
 /// Every container against exiftool, with several cameras' tags each (both
 /// hemispheres, altitude below sea level, different orientations).
 final class MetadataContainerTests: XCTestCase {
-    private func makeFixtures(_ extensions: [String]) throws -> (URL, [(URL, CameraTags)]) {
-        let directory = try makeTemporaryDirectory(self)
-        var items: [(URL, CameraTags)] = []
-        for ext in extensions {
-            for (index, tags) in CameraTags.cameras.enumerated() {
-                let url = directory.appendingPathComponent("camera\(index).\(ext)")
-                try MetadataFixtures.makeImage(url, width: 50 + index, height: 20 + 2 * index)
-                items.append((url, tags))
+    static let extensions = ["tif", "png", "webp", "heic", "avif"]
+    /// Made once for the whole class (vips and one exiftool process), removed in `tearDown()`.
+    nonisolated(unsafe) private static var shared: Result<(URL, [(URL, CameraTags)]), Error>?
+
+    override class func tearDown() {
+        if case .success(let (directory, _))? = shared { try? FileManager.default.removeItem(at: directory) }
+        shared = nil
+        super.tearDown()
+    }
+
+    /// The class's fixtures: every camera in every container, with `ext`'s files first.
+    private func makeFixtures(_ wanted: [String]) throws -> (URL, [(URL, CameraTags)]) {
+        if Self.shared == nil {
+            Self.shared = Result {
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-containers-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                var items: [(URL, CameraTags)] = []
+                for ext in Self.extensions {
+                    for (index, tags) in CameraTags.cameras.enumerated() {
+                        let url = directory.appendingPathComponent("camera\(index).\(ext)")
+                        try MetadataFixtures.makeImage(url, width: 50 + index, height: 20 + 2 * index)
+                        items.append((url, tags))
+                    }
+                }
+                try MetadataFixtures.writeTags(items)
+                return (directory, items)
             }
         }
-        try MetadataFixtures.writeTags(items)
-        return (directory, items)
+        let (directory, items) = try Self.shared!.get()
+        return (directory, items.filter { wanted.contains($0.0.pathExtension) })
     }
 
     private func assertAllMatch(_ urls: [URL], format: ImageFormat, file: StaticString = #filePath, line: UInt = #line) throws {
