@@ -208,5 +208,10 @@ final class InspectCommandTests: XCTestCase {
         XCTAssertEqual(objects.map { $0["SourceFile"] as? String }, [layout.absolute(relative[1]), layout.absolute(relative[0])])
         XCTAssertEqual((objects[0]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, -35.5, accuracy: 1e-9)
         XCTAssertEqual((objects[1]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, 2.2945, accuracy: 1e-9)
+
+        let inside = try ShoeboxProcess.run(["inspect", "--json", "--library", library.path, "originals/2023"])
+        XCTAssertEqual(inside.status, 0, inside.stderr)
+        let found = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inside.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(found.map { $0["SourceFile"] as? String }, [layout.absolute(relative[1])])
     }
 }

@@ -14,7 +14,8 @@ public enum InspectCommand: Command {
         ],
         discussion: """
         PATH is a file or a directory (recursed, in path order). With --library and no PATH, every original in
-        the catalog is inspected, in library order. Pixels are never decoded: only the headers are read.
+        the catalog is inspected, in library order; with --library, a relative PATH that does not exist here is
+        taken inside the library (e.g. originals/2024/05/01). Pixels are never decoded: only the headers are read.
         Exit status: 0 every file read, 1 some file could not be read, 2 usage, 4 library unusable.
         """
     )
@@ -36,7 +37,7 @@ public enum InspectCommand: Command {
                 return ExitStatus.libraryUnusable
             }
         } else {
-            paths = PhotoFileFinder.expand(arguments.positionals)
+            paths = PhotoFileFinder.expand(arguments.positionals.map { resolve($0, library: arguments.value("library")) })
         }
         var failed = 0, count = 0
         if json { console.out("[") }
@@ -73,5 +74,12 @@ public enum InspectCommand: Command {
         case .failure(let error):
             return (error.description, true)
         }
+    }
+
+    /// A relative PATH missing from the current folder but present in the library is taken from the library.
+    private static func resolve(_ path: String, library: String?) -> String {
+        guard let library, !path.hasPrefix("/"), !FileManager.default.fileExists(atPath: path) else { return path }
+        let inLibrary = LibraryLayout(root: library).absolute(path)
+        return FileManager.default.fileExists(atPath: inLibrary) ? inLibrary : path
     }
 }
