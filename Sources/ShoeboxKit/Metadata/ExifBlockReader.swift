@@ -11,6 +11,16 @@ import CShim
 /// looked up in the GPS IFD only (their numbers collide with Interop tags).
 enum ExifBlockReader {
     static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+
+    /// "Exif\0" and one more byte (normally 0; some writers put 0xFF), as exiftool accepts.
+    static func hasExifHeader<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+        bytes.count >= 6 && bytes.prefix(5).elementsEqual(exifHeader.prefix(5))
+    }
+
+    /// Whether a profile holds EXIF: an Exif header or a TIFF header at its start.
+    static func looksLikeExif(_ bytes: [UInt8]) -> Bool {
+        hasExifHeader(bytes) || TIFFStructure.isTIFFHeader(Array(bytes.prefix(4)))
+    }
     /// libexif addresses at most 64 KiB of a block (the size of a JPEG APP1 segment).
     static let maximumBlockSize = 0xFFFE
 

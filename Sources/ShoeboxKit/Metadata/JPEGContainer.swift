@@ -53,8 +53,8 @@ enum JPEGContainer {
     }
 
     private static func readAPP1(_ source: ByteSource, at offset: Int, length: Int, into contents: inout ContainerContents) throws {
-        guard let prefix = try source.exactly(at: offset, count: min(length, 6)),
-              prefix.starts(with: ExifBlockReader.exifHeader) else { return }  // XMP or other APP1
+        guard length >= 6, let prefix = try source.exactly(at: offset, count: 6),
+              ExifBlockReader.hasExifHeader(prefix) else { return }  // XMP or other APP1
         let payload = try source.bytes(at: offset, count: length)
         if payload.count < length {
             contents.warnings.append("JPEG EXIF segment is cut off (\(payload.count) of \(length) bytes; file truncated)")
