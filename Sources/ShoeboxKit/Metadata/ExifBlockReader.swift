@@ -82,6 +82,24 @@ enum ExifBlockReader {
             }
         }
         fields.apply(to: &metadata)
+        if includeAllTags { addOmittedTags(repacked.omitted, to: &metadata) }
+    }
+
+    /// Lists the tags the compact block left out, then keeps every group together in report order.
+    private static func addOmittedTags(_ omitted: [TIFFStructure.Omitted], to metadata: inout PhotoMetadata) {
+        guard !omitted.isEmpty else { return }
+        for tag in omitted {
+            guard let ifd = groups.first(where: { $0.name == tag.group })?.ifd else { continue }
+            let text = tag.value?.displayText ?? "(\(tag.byteCount) bytes, not decoded)"
+            metadata.tags.append(ExifTag(
+                group: tag.group, name: tagName(tag.tag, ifd: ifd), id: tag.tag, value: text,
+                numbers: tag.value?.numbers.compactMap { $0 } ?? []))
+        }
+        let order = Dictionary(uniqueKeysWithValues: groups.enumerated().map { ($0.element.name, $0.offset) })
+        metadata.tags = metadata.tags.enumerated().sorted {
+            let left = order[$0.element.group] ?? 99, right = order[$1.element.group] ?? 99
+            return left != right ? left < right : $0.offset < $1.offset
+        }.map(\.element)
     }
 
     /// The tag's name in the EXIF specification, or "Tag0xNNNN" when libexif does not know it.

@@ -11,7 +11,22 @@ enum TIFFStructure {
         var mainImageSize: (width: Int, height: Int)?
         /// IFD0 has a DNGVersion tag.
         var isDNG = false
+        /// Tags left out of the compact block (offsets into the original, maker notes), for `inspect --all`.
+        var omitted: [Omitted] = []
     }
+
+    /// A tag present in the source but not copied into the compact block.
+    struct Omitted {
+        var group: String
+        var tag: UInt16
+        var count: Int
+        /// The value when it is small numbers (offsets, lengths); nil for maker notes and long tables.
+        var value: ExifValue?
+        var byteCount: Int
+    }
+
+    /// The IFD names reported by `inspect --all`; SubIFDs are read for the pixel size only.
+    static let reportedGroups: Set<String> = ["IFD0", "ExifIFD", "GPS", "Interop", "IFD1"]
 
     struct Entry {
         var tag: UInt16
@@ -43,6 +58,7 @@ enum TIFFStructure {
             result.warnings.append("TIFF structure: \(error)")
         }
         result.warnings += reader.warnings
+        result.omitted = reader.omitted
         return result
     }
 
@@ -52,6 +68,7 @@ enum TIFFStructure {
         var bigEndian = false
         var visited: Set<Int> = []
         var warnings: [String] = []
+        var omitted: [Omitted] = []
 
         init(source: ByteSource) {
             self.source = source
@@ -128,6 +145,13 @@ enum TIFFStructure {
                     continue
                 }
                 let length = Int(components) * size
+                if TIFFStructure.droppedTags.contains(tag), TIFFStructure.reportedGroups.contains(name) {
+                    let inline = length <= 4 ? Array(table[base + 8..<base + 8 + length]) : nil
+                    omitted.append(Omitted(
+                        group: name, tag: tag, count: Int(components),
+                        value: inline.flatMap { ExifValue(format: UInt32(type), count: Int(components), raw: $0, bigEndian: bigEndian) },
+                        byteCount: length))
+                }
                 if length <= 4 {
                     entries.append(Entry(tag: tag, type: type, count: components, data: Array(table[base + 8..<base + 8 + length])))
                     continue
