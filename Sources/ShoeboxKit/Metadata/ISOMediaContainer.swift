@@ -173,8 +173,10 @@ enum ISOMediaContainer {
                 guard let value = reader.read(2) else { return nil }
                 method = value & 0xF
             }
-            guard reader.skip(2), let base = reader.read(baseOffsetSize), let extentCount = reader.read(2) else { return nil }
+            guard reader.skip(2), let base = reader.read(baseOffsetSize), let declaredExtents = reader.read(2) else { return nil }
             var extents: [(Int, Int)] = []
+            // Zero-width fields make every extent (0, 0) and consume nothing: one stands for all.
+            let extentCount = indexSize + offsetSize + lengthSize == 0 ? min(declaredExtents, 1) : declaredExtents
             for _ in 0..<extentCount {
                 guard reader.skip(indexSize), let offset = reader.read(offsetSize), let length = reader.read(lengthSize),
                       offset <= UInt64(Int.max / 2), length <= UInt64(Int.max / 2) else { return nil }

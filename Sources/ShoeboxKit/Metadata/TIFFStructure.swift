@@ -40,6 +40,8 @@ enum TIFFStructure {
     static let maximumEntries = 1000
     /// Values larger than this (maker notes, strip tables) are left out of the compact block.
     static let maximumValueSize = 24 * 1024
+    /// All out-of-line values together stay within what libexif can address (64 KiB with headers).
+    static let valueBudget = 56 * 1024
     static let exifPointer: UInt16 = 0x8769, gpsPointer: UInt16 = 0x8825, interopPointer: UInt16 = 0xA005
     static let subIFDs: UInt16 = 0x014A
     /// Tags whose values are offsets into the original file: meaningless once repacked.
@@ -69,6 +71,8 @@ enum TIFFStructure {
         var visited: Set<Int> = []
         var warnings: [String] = []
         var omitted: [Omitted] = []
+        /// Bytes of out-of-line values still allowed into the compact block.
+        var budget = TIFFStructure.valueBudget
 
         init(source: ByteSource) {
             self.source = source
@@ -162,8 +166,13 @@ enum TIFFStructure {
                     warnings.append("\(name) tag 0x\(String(tag, radix: 16)) points outside the data (\(length) bytes at \(valueOffset)); skipped")
                     continue
                 }
-                if length > TIFFStructure.maximumValueSize && tag != TIFFStructure.subIFDs { continue }
+                if length > TIFFStructure.maximumValueSize { continue }
+                guard length <= budget else {
+                    warnings.append("\(name) tag 0x\(String(tag, radix: 16)) left out: the EXIF values exceed 64 KiB in all")
+                    continue
+                }
                 guard let data = try source.exactly(at: valueOffset, count: length) else { continue }
+                budget -= length
                 entries.append(Entry(tag: tag, type: type, count: components, data: data))
             }
             let next = table.count >= count * 12 + 4 ? Int(uint(table, count * 12, 4)) : 0

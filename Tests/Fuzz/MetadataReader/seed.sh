@@ -5,7 +5,7 @@ set -euo pipefail
 out="$1"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-tags=(-q -m -overwrite_original -Make=Canon "-Model=Canon EOS 5D" -Orientation#=6 -ExposureTime=1/250 -FNumber=2.8
+tags=(-q -q -m -overwrite_original -Make=Canon "-Model=Canon EOS 5D" -Orientation#=6 -ExposureTime=1/250 -FNumber=2.8
       -ISO=100 -FocalLength=35 "-LensModel=EF24-70mm" "-DateTimeOriginal=2024:05:01 12:34:56" -OffsetTimeOriginal=+02:00
       -GPSLatitude=33.85 -GPSLatitudeRef=S -GPSLongitude=151.2 -GPSLongitudeRef=E -GPSAltitude=12.5 -GPSAltitudeRef#=1
       -Software=seed)

@@ -22,7 +22,7 @@ final class MetadataISOBoxTests: XCTestCase {
     }
 
     /// ftyp + meta (hdlr, pitm=1, iinf [1 hvc1, 2 Exif], iloc v1, idat, iprp [ipco [ispe], ipma v1 flags 1]).
-    private func heif(exifInIdat: Bool, ilocItems: [UInt8]? = nil) -> [UInt8] {
+    private func heif(exifInIdat: Bool, ilocItems: [UInt8]? = nil, ilocSizes: [UInt8]? = nil) -> [UInt8] {
         let payload = exifPayload
         let half = payload.count / 2
         let ftyp = box("ftyp", Array("heic".utf8) + be(0, 4) + Array("mif1heic".utf8))
@@ -42,7 +42,7 @@ final class MetadataISOBoxTests: XCTestCase {
             let items = ilocItems ?? (be(2, 2) + be(1, 2) + be(0, 2) + be(0, 2) + be(0, 4) + be(1, 2) + be(0, 4) + be(0, 4)
                 + be(2, 2) + be(exifInIdat ? 1 : 0, 2) + be(0, 2) + be(exifBase, 4) + be(2, 2)
                 + be(0, 4) + be(half, 4) + be(half, 4) + be(payload.count - half, 4))
-            return fullBox("iloc", version: 1, [0x44, 0x40] + items)
+            return fullBox("iloc", version: 1, (ilocSizes ?? [0x44, 0x40]) + items)
         }
         // The meta box's size does not depend on the base offset value, so lay it out once to find mdat.
         let probe = fullBox("meta", version: 0, hdlr + pitm + iinf + iloc(exifBase: 0) + idat + iprp)
@@ -86,5 +86,14 @@ final class MetadataISOBoxTests: XCTestCase {
                 continue
             }
         }
+    }
+
+    /// Zero-width iloc fields with 65,535 extents per item must not make a near-endless loop.
+    func testZeroWidthIlocFieldsDoNotLoopForever() throws {
+        let item = be(0, 2) + be(0, 2) + be(0, 2) + be(0xFFFF, 2)  // id 0, method 0, data ref 0, extents
+        let items = be(20_000, 2) + (0..<20_000).flatMap { _ in item }
+        let metadata = try MetadataReader.read(bytes: heif(exifInIdat: false, ilocItems: items, ilocSizes: [0, 0]), name: "zero.heic")
+        XCTAssertNil(metadata.make)
+        XCTAssertEqual(metadata.width, 4032)
     }
 }
