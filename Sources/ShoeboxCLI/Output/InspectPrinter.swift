@@ -1,3 +1,4 @@
+import Foundation
 import ShoeboxKit
 
 /// How `inspect` prints one file: a block for people, or a JSON object
@@ -168,5 +169,3 @@ enum InspectPrinter {
         return text
     }
 }
-
-import Foundation

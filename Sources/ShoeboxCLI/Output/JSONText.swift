@@ -1,3 +1,5 @@
+import ShoeboxKit
+
 /// Minimal JSON writing for data printed on stdout: strings escaped per RFC 8259,
 /// numbers as exiftool -n prints them (non-finite numbers become null).
 enum JSONText {
@@ -42,5 +44,3 @@ enum JSONText {
         return out + "}"
     }
 }
-
-import ShoeboxKit
