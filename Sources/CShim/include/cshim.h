@@ -63,5 +63,11 @@ int shim_syncfs(int fd);
 // NUL-terminated, into `warnings` (at most `warnings_size` bytes).
 // Returns NULL only when out of memory; free with exif_data_unref.
 ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *warnings, size_t warnings_size);
+// Inflates zlib-compressed data (PNG zTXt/iTXt text) through GIO's
+// GZlibDecompressor. Returns a malloc'd buffer of *out_size bytes (free with
+// shim_free), or NULL when the data is not valid zlib, is cut short, or would
+// inflate past `limit` bytes.
+unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size);
+void shim_free(void *pointer);
 
 #endif
