@@ -1,3 +1,5 @@
+#define _GNU_SOURCE
+#include <unistd.h>
 #include "cshim.h"
 
 CURLcode shim_curl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -65,3 +67,6 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out) {
     }
     return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
 }
+
+// ---- Library (storage) ----
+int shim_syncfs(int fd) { return syncfs(fd); }

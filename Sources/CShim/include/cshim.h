@@ -49,4 +49,8 @@ int shim_vips_avifsave(VipsImage *in, const char *path, int quality, int keep_me
 // Convert to sRGB honouring an embedded ICC profile; 0 on success.
 int shim_vips_to_srgb(VipsImage *in, VipsImage **out);
 
+// ---- Library (storage) ----
+// syncfs(2): one sync for a whole batch of staged originals (needs _GNU_SOURCE).
+int shim_syncfs(int fd);
+
 #endif
