@@ -5,9 +5,12 @@
 #ifndef SHOEBOX_CSHIM_H
 #define SHOEBOX_CSHIM_H
 
-#include <curl/curl.h>
-#include <libexif/exif-data.h>
-#include <vips/vips.h>
+// Include the system-library modules' own headers, so that Clang maps them to
+// the CCurl/CExif/CVips modules instead of re-declaring the C APIs inside
+// CShim (which hid CURLE_* constants from Swift files importing CCurl alone).
+#include "../../CCurl/shim.h"
+#include "../../CExif/shim.h"
+#include "../../CVips/shim.h"
 
 typedef size_t (*shim_curl_data_fn)(char *data, size_t size, size_t count, void *userdata);
 typedef int (*shim_curl_xferinfo_fn)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
@@ -52,5 +55,13 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out);
 // ---- Library (storage) ----
 // syncfs(2): one sync for a whole batch of staged originals (needs _GNU_SOURCE).
 int shim_syncfs(int fd);
+// ---- Metadata ----
+// Loads an EXIF block ("Exif\0\0" followed by a TIFF structure) into a new
+// ExifData with EXIF_DATA_OPTION_FOLLOW_SPECIFICATION and
+// EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS unset (nothing invented, nothing
+// dropped). libexif's corrupt-data messages are written, one per line and
+// NUL-terminated, into `warnings` (at most `warnings_size` bytes).
+// Returns NULL only when out of memory; free with exif_data_unref.
+ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *warnings, size_t warnings_size);
 
 #endif
