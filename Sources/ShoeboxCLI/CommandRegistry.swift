@@ -4,6 +4,8 @@ public enum CommandRegistry {
         HelpCommand.self,
         FetchCommand.self,
         InspectCommand.self,
+        VerifyCommand.self,
+        ReindexCommand.self,
     ] }
 
     public static func command(named name: String) -> (any Command.Type)? {
