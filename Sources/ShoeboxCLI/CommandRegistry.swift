@@ -2,6 +2,7 @@
 public enum CommandRegistry {
     public static var commands: [any Command.Type] { [
         HelpCommand.self,
+        CompletionsCommand.self,
     ] }
 
     public static func command(named name: String) -> (any Command.Type)? {
