@@ -1,3 +1,5 @@
+#define _GNU_SOURCE
+#include <unistd.h>
 #include "cshim.h"
 
 CURLcode shim_curl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -64,4 +66,53 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out) {
         return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_PERCEPTUAL, NULL);
     }
     return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
+}
+
+// ---- Library (storage) ----
+int shim_syncfs(int fd) { return syncfs(fd); }
+// ---- Metadata ----
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    char *buffer;
+    size_t size;
+    size_t used;
+} shim_exif_log_sink;
+
+static void shim_exif_log_func(ExifLog *log, ExifLogCode code, const char *domain, const char *format,
+                               va_list args, void *data) {
+    (void)log;
+    (void)domain;
+    shim_exif_log_sink *sink = data;
+    if (!sink || code != EXIF_LOG_CODE_CORRUPT_DATA) return;
+    if (sink->used + 2 >= sink->size) return;
+    int n = vsnprintf(sink->buffer + sink->used, sink->size - sink->used - 1, format, args);
+    if (n < 0) return;
+    size_t written = (size_t)n < sink->size - sink->used - 1 ? (size_t)n : sink->size - sink->used - 2;
+    sink->used += written;
+    sink->buffer[sink->used++] = '\n';
+    sink->buffer[sink->used] = '\0';
+}
+
+ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *warnings, size_t warnings_size) {
+    shim_exif_log_sink sink = {warnings, warnings_size, 0};
+    if (warnings && warnings_size) warnings[0] = '\0';
+    ExifData *exif = exif_data_new();
+    if (!exif) return NULL;
+    exif_data_unset_option(exif, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+    exif_data_unset_option(exif, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS);
+    ExifLog *log = exif_log_new();
+    if (log && warnings && warnings_size > 2) {
+        exif_log_set_func(log, shim_exif_log_func, &sink);
+        exif_data_log(exif, log);
+    }
+    if (data && size) exif_data_load_data(exif, data, size);
+    if (log) {
+        // The sink lives on this stack frame: detach it before returning.
+        exif_log_set_func(log, NULL, NULL);
+        exif_log_unref(log);
+    }
+    return exif;
 }

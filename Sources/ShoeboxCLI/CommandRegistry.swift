@@ -2,6 +2,7 @@
 public enum CommandRegistry {
     public static var commands: [any Command.Type] { [
         HelpCommand.self,
+        FetchCommand.self,
         CompletionsCommand.self,
     ] }
 

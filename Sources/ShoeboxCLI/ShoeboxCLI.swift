@@ -5,6 +5,7 @@ import ShoeboxKit
 /// and turns errors into messages and exit statuses.
 public enum ShoeboxCLI {
     public static func main() -> Never {
+        Shoebox.initializeProcess()
         exit(run(Array(CommandLine.arguments.dropFirst()), console: Console()))
     }
 

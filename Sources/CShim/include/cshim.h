@@ -49,4 +49,16 @@ int shim_vips_avifsave(VipsImage *in, const char *path, int quality, int keep_me
 // Convert to sRGB honouring an embedded ICC profile; 0 on success.
 int shim_vips_to_srgb(VipsImage *in, VipsImage **out);
 
+// ---- Library (storage) ----
+// syncfs(2): one sync for a whole batch of staged originals (needs _GNU_SOURCE).
+int shim_syncfs(int fd);
+// ---- Metadata ----
+// Loads an EXIF block ("Exif\0\0" followed by a TIFF structure) into a new
+// ExifData with EXIF_DATA_OPTION_FOLLOW_SPECIFICATION and
+// EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS unset (nothing invented, nothing
+// dropped). libexif's corrupt-data messages are written, one per line and
+// NUL-terminated, into `warnings` (at most `warnings_size` bytes).
+// Returns NULL only when out of memory; free with exif_data_unref.
+ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *warnings, size_t warnings_size);
+
 #endif

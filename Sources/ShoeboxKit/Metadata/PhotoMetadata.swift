@@ -21,12 +21,15 @@ public struct ExifTag: Sendable, Equatable {
     public var id: UInt16
     /// Display text of the value.
     public var value: String
+    /// The value as numbers (rationals divided out), empty for text and binary values.
+    public var numbers: [Double]
 
-    public init(group: String, name: String, id: UInt16, value: String) {
+    public init(group: String, name: String, id: UInt16, value: String, numbers: [Double] = []) {
         self.group = group
         self.name = name
         self.id = id
         self.value = value
+        self.numbers = numbers
     }
 }
 

@@ -1,0 +1,102 @@
+import ShoeboxKit
+
+/// `shoebox fetch [LIST ...] [--url URL ...] --library DIR`.
+public enum FetchCommand: Command {
+    public static let spec = CommandSpec(
+        name: "fetch",
+        abstract: "Download image URLs into the library as untouched originals.",
+        arguments: "[LIST ...]",
+        options: [
+            LibraryOption.spec,
+            OptionSpec("url", .values("URL"), help: "A URL to fetch, besides the lists."),
+            OptionSpec("jobs", short: "j", .value("N"), help: "Transfers at once.", default: "16"),
+            OptionSpec("per-host", .value("N"), help: "Connections to one host at once.", default: "6"),
+            OptionSpec("connect-timeout", .value("SECS"), help: "Give up connecting after this long.", default: "10"),
+            OptionSpec("stall-timeout", .value("SECS"), help: "Abort a transfer that receives nothing for this long.", default: "30"),
+            OptionSpec("retries", .value("N"), help: "Retries after connection errors, stalls, truncation, 408, 429 and 5xx.", default: "3"),
+            OptionSpec("max-retry-wait", .value("SECS"), help: "Longest wait before a retry, even if Retry-After asks more.", default: "120"),
+            OptionSpec("max-size", .value("SIZE"), help: "Largest body accepted (K, M, G suffixes).", default: "200M"),
+            OptionSpec("user-agent", .value("TEXT"), help: "User-Agent header.", default: "shoebox/\(Shoebox.version)"),
+            OptionSpec("header", short: "H", .values("'NAME: VALUE'"), help: "An extra request header."),
+            OptionSpec("refresh", help: "Revalidate archived URLs (If-None-Match/If-Modified-Since) instead of skipping them."),
+            OptionSpec("strict", help: "Refuse to start when any list line is not an http(s) URL."),
+            OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),
+            OptionSpec("json", help: "Print one JSON object per URL on stdout as each finishes."),
+        ],
+        discussion: """
+        LIST is a file with one URL per line ('-' reads stdin); blank lines and lines starting with '#' are ignored.
+        Originals are stored under LIBRARY/originals/YYYY/MM/DD/ by capture date, byte for byte, read-only.
+        Exit status: 0 all stored/duplicate/unchanged/skipped, 1 some failed or rejected, 2 usage or unreadable list,
+        3 library locked by another writer, 4 library unusable (unwritable, full disk, corrupt catalog), 130 interrupted.
+        """
+    )
+
+    public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        var configuration = FetchRun.Configuration(layout: try LibraryOption.layout(arguments, console: console))
+        configuration.options = try options(from: arguments)
+        configuration.lists = arguments.positionals
+        configuration.urls = arguments.values("url")
+        configuration.strict = arguments.flag("strict")
+        configuration.waitForLock = arguments.flag("wait")
+
+        let reporter = FetchReporter(console: console, json: arguments.flag("json"))
+        let run = FetchRun(configuration: configuration, observer: reporter)
+        let trap = SignalTrap { _ in run.cancel() }
+        defer { withExtendedLifetime(trap) {} }
+        let summary: FetchSummary
+        do {
+            summary = try run.run()
+        } catch {
+            console.clearProgress()
+            return status(for: error, console: console)
+        }
+        reporter.printSummary(summary)
+        if summary.cancelled { return ExitStatus.interrupted }
+        if summary.fatalError != nil { return ExitStatus.libraryUnusable }
+        return summary.allSucceeded ? ExitStatus.success : ExitStatus.someFailed
+    }
+
+    static func options(from arguments: ParsedArguments) throws -> FetchOptions {
+        var options = FetchOptions()
+        options.jobs = try arguments.integer("jobs", default: options.jobs, in: 1...1000)
+        options.perHost = try arguments.integer("per-host", default: options.perHost, in: 1...1000)
+        options.connectTimeout = try arguments.seconds("connect-timeout", default: options.connectTimeout, in: 0.1...3600)
+        options.stallTimeout = try arguments.seconds("stall-timeout", default: options.stallTimeout, in: 1...86400)
+        options.retries = try arguments.integer("retries", default: options.retries, in: 0...100)
+        options.maxRetryWait = try arguments.seconds("max-retry-wait", default: options.maxRetryWait, in: 0...86400)
+        if let text = arguments.value("max-size") {
+            guard let size = ByteSize.parse(text), size > 0 else {
+                throw UsageError.invalidValue(option: "max-size", value: text, expected: "a size such as 500K, 200M or 2G")
+            }
+            options.maxSize = size
+        }
+        if let agent = arguments.value("user-agent") { options.userAgent = agent }
+        for header in arguments.values("header") {
+            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
+                  !header.contains("\n"), !header.contains("\r") else {
+                throw UsageError.invalidValue(option: "header", value: header, expected: "'Name: value'")
+            }
+        }
+        options.headers = arguments.values("header")
+        options.refresh = arguments.flag("refresh")
+        return options
+    }
+
+    private static func status(for error: Error, console: Console) -> Int32 {
+        switch error {
+        case let error as FetchRunError:
+            console.error("fetch: \(error)")
+            return ExitStatus.usage
+        case let error as URLListReader.ReadError:
+            console.error("fetch: \(error)")
+            return ExitStatus.usage
+        case let error as LibraryError:
+            console.error("fetch: \(error)")
+            if case .locked = error { return ExitStatus.libraryLocked }
+            return ExitStatus.libraryUnusable
+        default:
+            console.error("fetch: \(error)")
+            return ExitStatus.libraryUnusable
+        }
+    }
+}

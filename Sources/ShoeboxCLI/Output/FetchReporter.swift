@@ -1,0 +1,66 @@
+import Foundation
+import ShoeboxKit
+
+/// Prints a fetch run: JSON lines on stdout (with --json), failures on stderr,
+/// a live progress line on a terminal, and the closing summary.
+final class FetchReporter: FetchObserver, @unchecked Sendable {
+    private let console: Console
+    private let json: Bool
+
+    init(console: Console, json: Bool) {
+        self.console = console
+        self.json = json
+    }
+
+    func fetchDidFinish(_ result: FetchResult) {
+        if json {
+            console.out(JSONLine.encode(FetchResultJSON.object(for: result)))
+        }
+        guard !result.outcome.isSuccess else { return }
+        console.clearProgress()
+        let label = console.colored(result.outcome.rawValue, "31")
+        if result.attempts == 0 {
+            // A list line that is not a URL: "FILE:LINE: reason".
+            console.note("\(result.origin): \(label): \(result.reason ?? "") (\(result.url))\n")
+        } else {
+            console.note("\(label) \(result.url): \(result.reason ?? "unknown reason") [\(result.origin)]\n")
+        }
+    }
+
+    func fetchProgress(_ progress: FetchProgress) {
+        guard console.stderrIsTerminal else { return }
+        var line = "\(progress.finished)"
+        if let total = progress.total { line += "/\(total)" }
+        let rate = progress.elapsed > 0 ? Double(progress.bytes) / progress.elapsed : 0
+        line += "  \(ByteSize.format(progress.bytes))  \(ByteSize.format(Int64(rate)))/s"
+        if let total = progress.total, progress.finished > 0, progress.finished < total {
+            let eta = progress.elapsed / Double(progress.finished) * Double(total - progress.finished)
+            line += "  ETA \(Self.duration(eta))"
+        }
+        if progress.failed > 0 { line += "  " + console.colored("\(progress.failed) failed", "31") }
+        console.progress(line)
+    }
+
+    func printSummary(_ summary: FetchSummary) {
+        console.clearProgress()
+        let order: [FetchOutcome] = [.stored, .duplicate, .unchanged, .skipped, .failed, .rejected]
+        let counts = order.compactMap { outcome in summary.counts[outcome].map { "\($0) \(outcome.rawValue)" } }
+        let rate = summary.elapsed > 0 ? Double(summary.bytes) / summary.elapsed : 0
+        var text = "\(summary.total) URLs: " + (counts.isEmpty ? "nothing to do" : counts.joined(separator: ", "))
+        text += "; \(ByteSize.format(summary.bytes)) stored in \(Self.duration(summary.elapsed)) (\(ByteSize.format(Int64(rate)))/s)"
+        if summary.repeatedURLs > 0 { text += "; \(summary.repeatedURLs) repeated line(s) fetched once" }
+        console.note(text + "\n")
+        if summary.cancelled {
+            console.error("interrupted: running transfers aborted, completed work kept; run the same command again to continue")
+        }
+        if let fatal = summary.fatalError {
+            console.error("stopped: \(fatal)")
+        }
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        if seconds < 60 { return String(format: "%.1fs", seconds) }
+        let total = Int(seconds)
+        return total < 3600 ? "\(total / 60)m\(total % 60)s" : "\(total / 3600)h\(total % 3600 / 60)m"
+    }
+}

@@ -1,0 +1,128 @@
+/// The catalog schema (version 1), as stored in `LIBRARY/catalog.sqlite`.
+///
+/// The database runs in WAL mode with `synchronous=FULL` (every commit is on disk
+/// when `COMMIT` returns) and `foreign_keys=ON`. Text times are ISO 8601 UTC unless
+/// noted; hashes are lower-case hex SHA-256; paths are relative to the library root.
+///
+/// ```sql
+/// -- Key/value facts about the catalog itself.
+/// CREATE TABLE meta (
+///     key   TEXT PRIMARY KEY,       -- 'schema_version', 'created_at', 'created_by'
+///     value TEXT NOT NULL
+/// );
+///
+/// -- One row per stored original (unique content).
+/// CREATE TABLE originals (
+///     sha256        TEXT PRIMARY KEY,     -- identity of the bytes
+///     path          TEXT NOT NULL UNIQUE, -- 'originals/YYYY/MM/DD/NAME.EXT'
+///     bytes         INTEGER NOT NULL,
+///     content_type  TEXT NOT NULL,        -- MIME type sniffed from the bytes
+///     width         INTEGER,
+///     height        INTEGER,
+///     taken_at      TEXT,                 -- EXIF 'YYYY:MM:DD HH:MM:SS', or the fallback date used
+///     make          TEXT,
+///     model         TEXT,
+///     gps_latitude  REAL,                 -- decimal degrees, north positive
+///     gps_longitude REAL,                 -- decimal degrees, east positive
+///     gps_altitude  REAL,                 -- metres above sea level
+///     orientation   INTEGER,              -- EXIF orientation 1..8
+///     added_at      TEXT NOT NULL
+/// );
+///
+/// -- One row per URL ever fetched, keyed by the URL as listed.
+/// CREATE TABLE sources (
+///     url           TEXT PRIMARY KEY,
+///     final_url     TEXT,                 -- after redirects
+///     sha256        TEXT REFERENCES originals(sha256) DEFERRABLE INITIALLY DEFERRED,
+///     etag          TEXT,
+///     last_modified TEXT,                 -- HTTP Last-Modified, verbatim
+///     http_status   INTEGER,
+///     fetched_at    TEXT NOT NULL,
+///     outcome       TEXT NOT NULL,        -- stored|duplicate|unchanged|skipped|failed|rejected
+///     reason        TEXT
+/// );
+/// CREATE INDEX sources_sha256 ON sources(sha256);
+///
+/// -- One row per thumbnail file.
+/// CREATE TABLE thumbnails (
+///     path            TEXT PRIMARY KEY,   -- 'thumbnails/...'
+///     original_sha256 TEXT NOT NULL REFERENCES originals(sha256) DEFERRABLE INITIALLY DEFERRED,
+///     size            TEXT NOT NULL,      -- size spec, e.g. '256' or '300x200'
+///     format          TEXT NOT NULL,
+///     width           INTEGER NOT NULL,
+///     height          INTEGER NOT NULL,
+///     bytes           INTEGER NOT NULL,
+///     created_at      TEXT NOT NULL
+/// );
+/// CREATE INDEX thumbnails_original ON thumbnails(original_sha256);
+/// ```
+///
+/// Foreign keys are checked at commit (`DEFERRABLE INITIALLY DEFERRED`), so within
+/// one transaction a source may be written before its original.
+enum CatalogSchema {
+    /// The version this build writes and understands.
+    static let version = 1
+
+    /// The statements creating version 1, run in one transaction on a new catalog.
+    static let createStatements: [String] = [
+        """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE originals (
+            sha256 TEXT PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            bytes INTEGER NOT NULL,
+            content_type TEXT NOT NULL,
+            width INTEGER,
+            height INTEGER,
+            taken_at TEXT,
+            make TEXT,
+            model TEXT,
+            gps_latitude REAL,
+            gps_longitude REAL,
+            gps_altitude REAL,
+            orientation INTEGER,
+            added_at TEXT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE sources (
+            url TEXT PRIMARY KEY,
+            final_url TEXT,
+            sha256 TEXT REFERENCES originals(sha256) DEFERRABLE INITIALLY DEFERRED,
+            etag TEXT,
+            last_modified TEXT,
+            http_status INTEGER,
+            fetched_at TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            reason TEXT
+        )
+        """,
+        "CREATE INDEX sources_sha256 ON sources(sha256)",
+        """
+        CREATE TABLE thumbnails (
+            path TEXT PRIMARY KEY,
+            original_sha256 TEXT NOT NULL REFERENCES originals(sha256) DEFERRABLE INITIALLY DEFERRED,
+            size TEXT NOT NULL,
+            format TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            bytes INTEGER NOT NULL,
+            created_at TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX thumbnails_original ON thumbnails(original_sha256)",
+    ]
+
+    static let originalColumns =
+        "sha256, path, bytes, content_type, width, height, taken_at, make, model, "
+        + "gps_latitude, gps_longitude, gps_altitude, orientation, added_at"
+    static let sourceColumns =
+        "url, final_url, sha256, etag, last_modified, http_status, fetched_at, outcome, reason"
+    static let thumbnailColumns =
+        "original_sha256, size, path, format, width, height, bytes, created_at"
+}

@@ -1,0 +1,328 @@
+import CSQLite
+import Foundation
+
+/// The embedded catalog: one SQLite file (`LIBRARY/catalog.sqlite`), schema in
+/// `CatalogSchema`.
+///
+/// Opening runs `PRAGMA quick_check` and throws `CatalogError.corrupt` for a damaged
+/// file; the file is never replaced or repaired here (`shoebox reindex` rebuilds it).
+/// Read-write catalogs use WAL with `synchronous=FULL`: a committed transaction is on
+/// disk when `transaction` returns. Readers in other processes (`shoebox verify`) see
+/// the last commit while a writer works.
+///
+/// Thread safety: one instance may be shared by any number of threads. Every call
+/// holds a recursive lock; `transaction` holds it for the whole body, so another
+/// thread's calls wait until the transaction ends and never interleave with it.
+/// Nested `transaction` calls (same thread) become savepoints: an inner failure rolls
+/// back only the inner body; the outermost commit makes everything durable.
+public final class SQLiteCatalog: Catalog, @unchecked Sendable {
+    /// The schema version this build writes and understands.
+    public static let schemaVersion = CatalogSchema.version
+    /// How long a call waits for another process's lock before `CatalogError.busy`.
+    public static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    public let path: String
+    public let isReadOnly: Bool
+    private let connection: SQLiteConnection
+    private let lock = NSRecursiveLock()
+    private var depth = 0
+
+    /// Opens (creating when `readOnly` is false and the file is missing) the catalog at `path`.
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        self.isReadOnly = readOnly
+        try Self.preflight(path: path, readOnly: readOnly)
+        connection = try SQLiteConnection(path: path, readOnly: readOnly)
+        do {
+            try configure()
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Closes the database now (also done on deinit); later calls fail.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        connection.close()
+    }
+
+    // MARK: Opening
+
+    /// Turns file-system problems into clear errors before SQLite sees them.
+    private static func preflight(path: String, readOnly: Bool) throws {
+        let files = FileManager.default
+        let folder = (path as NSString).deletingLastPathComponent.isEmpty
+            ? "." : (path as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        if files.fileExists(atPath: path, isDirectory: &isFolder) {
+            if isFolder.boolValue { throw CatalogError.unreadable(path: path, detail: "it is a folder, not a file") }
+            guard files.isReadableFile(atPath: path) else {
+                throw CatalogError.unreadable(path: path, detail: "permission denied")
+            }
+            guard !readOnly else { return }
+            guard files.isWritableFile(atPath: path) else {
+                throw CatalogError.unwritable(path: path, detail: "the file is read-only")
+            }
+            guard files.isWritableFile(atPath: folder) else {
+                throw CatalogError.unwritable(path: path, detail: "its folder \(folder) is not writable")
+            }
+        } else if readOnly {
+            throw CatalogError.unreadable(path: path, detail: "no such file")
+        } else {
+            guard files.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw CatalogError.unwritable(path: path, detail: "folder \(folder) does not exist")
+            }
+            guard files.isWritableFile(atPath: folder) else {
+                throw CatalogError.unwritable(path: path, detail: "folder \(folder) is not writable")
+            }
+        }
+    }
+
+    private func configure() throws {
+        connection.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
+        if !isReadOnly && connection.isReadOnlyHandle {
+            throw CatalogError.unwritable(path: path, detail: "SQLite could only open it read-only")
+        }
+        try quickCheck()
+        if !isReadOnly {
+            let mode = try connection.query("PRAGMA journal_mode=WAL") { $0.string(0) ?? "" }.first ?? ""
+            guard mode.lowercased() == "wal" else {
+                throw CatalogError.unwritable(path: path, detail: "cannot switch to WAL mode (got '\(mode)')")
+            }
+            try connection.execute("PRAGMA synchronous=FULL")
+        }
+        try connection.execute("PRAGMA foreign_keys=ON")
+        try prepareSchema()
+    }
+
+    private func quickCheck() throws {
+        let lines = try connection.query("PRAGMA quick_check") { $0.string(0) ?? "" }
+        guard lines == ["ok"] else {
+            let detail = lines.prefix(3).joined(separator: "; ")
+            throw CatalogError.corrupt(path: path, detail: "quick_check: \(detail)")
+        }
+    }
+
+    private func prepareSchema() throws {
+        let tables = Set(try connection.query("SELECT name FROM sqlite_master WHERE type='table'") { $0.string(0) ?? "" })
+        if tables.isEmpty {
+            guard !isReadOnly else { throw CatalogError.unreadable(path: path, detail: "it holds no Shoebox catalog (empty database)") }
+            try createSchema()
+            return
+        }
+        guard tables.contains("meta") else {
+            throw CatalogError.corrupt(path: path, detail: "a SQLite database without a Shoebox schema version")
+        }
+        let found = try connection.query("SELECT value FROM meta WHERE key='schema_version'") { $0.string(0) }
+            .first.flatMap { $0.flatMap { Int($0) } }
+        guard let found, found >= 1 else {
+            throw CatalogError.corrupt(path: path, detail: "missing or invalid schema_version in table meta")
+        }
+        guard found <= Self.schemaVersion else {
+            throw CatalogError.schemaTooNew(path: path, found: found, supported: Self.schemaVersion)
+        }
+    }
+
+    private func createSchema() throws {
+        try transaction {
+            for statement in CatalogSchema.createStatements { try connection.execute(statement) }
+            let meta = [
+                ("schema_version", String(CatalogSchema.version)),
+                ("created_at", ISO8601DateFormatter().string(from: Date())),
+                ("created_by", "shoebox \(Shoebox.version)"),
+            ]
+            for (key, value) in meta {
+                try connection.run("INSERT INTO meta (key, value) VALUES (?, ?)", [.text(key), .text(value)])
+            }
+        }
+    }
+
+    // MARK: Transactions
+
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        depth += 1
+        defer { depth -= 1 }
+        let savepoint = "shoebox_\(depth)"
+        if depth == 1 {
+            try connection.execute(isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE")
+        } else {
+            try connection.execute("SAVEPOINT \(savepoint)")
+        }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            rollback(savepoint: depth == 1 ? nil : savepoint)
+            throw error
+        }
+        try commit(savepoint: depth == 1 ? nil : savepoint)
+        return result
+    }
+
+    private func rollback(savepoint: String?) {
+        guard connection.isInTransaction else { return }  // SQLite already rolled back (disk full, I/O error)
+        if let savepoint {
+            try? connection.execute("ROLLBACK TO \(savepoint)")
+            try? connection.execute("RELEASE \(savepoint)")
+        } else {
+            try? connection.execute("ROLLBACK")
+        }
+    }
+
+    private func commit(savepoint: String?) throws {
+        do {
+            try connection.execute(savepoint.map { "RELEASE \($0)" } ?? "COMMIT")
+        } catch {
+            if savepoint == nil { rollback(savepoint: nil) }
+            throw error
+        }
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: Originals
+
+    public func original(sha256: String) throws -> OriginalRecord? {
+        try locked {
+            try connection.query(
+                "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = ?", [.text(sha256)], Self.original
+            ).first
+        }
+    }
+
+    public func original(path: String) throws -> OriginalRecord? {
+        try locked {
+            try connection.query(
+                "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE path = ?", [.text(path)], Self.original
+            ).first
+        }
+    }
+
+    public func insertOriginal(_ record: OriginalRecord) throws {
+        try locked {
+            try connection.run(
+                "INSERT INTO originals (\(CatalogSchema.originalColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    .text(record.sha256), .text(record.path), .integer(record.bytes), .text(record.contentType),
+                    .of(record.width), .of(record.height), .of(record.takenAt), .of(record.make), .of(record.model),
+                    .of(record.gpsLatitude), .of(record.gpsLongitude), .of(record.gpsAltitude),
+                    .of(record.orientation), .text(record.addedAt),
+                ])
+        }
+    }
+
+    public func allOriginals() throws -> [OriginalRecord] {
+        try locked {
+            try connection.query("SELECT \(CatalogSchema.originalColumns) FROM originals ORDER BY path", [], Self.original)
+        }
+    }
+
+    public func countOriginals() throws -> Int {
+        try locked { try connection.query("SELECT count(*) FROM originals") { $0.int(0) ?? 0 }.first ?? 0 }
+    }
+
+    private static func original(_ row: SQLiteRow) -> OriginalRecord {
+        OriginalRecord(
+            sha256: row.string(0) ?? "", path: row.string(1) ?? "", bytes: row.int64(2) ?? 0,
+            contentType: row.string(3) ?? "", width: row.int(4), height: row.int(5), takenAt: row.string(6),
+            make: row.string(7), model: row.string(8), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
+            gpsAltitude: row.double(11), orientation: row.int(12), addedAt: row.string(13) ?? "")
+    }
+
+    // MARK: Sources
+
+    public func source(url: String) throws -> SourceRecord? {
+        try locked {
+            try connection.query(
+                "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE url = ?", [.text(url)], source
+            ).first
+        }
+    }
+
+    public func upsertSource(_ record: SourceRecord) throws {
+        try locked {
+            try connection.run(
+                "INSERT OR REPLACE INTO sources (\(CatalogSchema.sourceColumns)) VALUES (?,?,?,?,?,?,?,?,?)",
+                [
+                    .text(record.url), .of(record.finalURL), .of(record.sha256), .of(record.etag),
+                    .of(record.lastModified), .of(record.httpStatus), .text(record.fetchedAt),
+                    .text(record.outcome.rawValue), .of(record.reason),
+                ])
+        }
+    }
+
+    public func sources(sha256: String) throws -> [SourceRecord] {
+        try locked {
+            try connection.query(
+                "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE sha256 = ? ORDER BY url", [.text(sha256)], source)
+        }
+    }
+
+    /// Every source row, ordered by URL (for verify, reindex and dumps).
+    public func allSources() throws -> [SourceRecord] {
+        try locked { try connection.query("SELECT \(CatalogSchema.sourceColumns) FROM sources ORDER BY url", [], source) }
+    }
+
+    public func countSources() throws -> Int {
+        try locked { try connection.query("SELECT count(*) FROM sources") { $0.int(0) ?? 0 }.first ?? 0 }
+    }
+
+    private func source(_ row: SQLiteRow) throws -> SourceRecord {
+        let url = row.string(0) ?? ""
+        let outcomeText = row.string(7) ?? ""
+        guard let outcome = FetchOutcome(rawValue: outcomeText) else {
+            throw CatalogError.corrupt(path: path, detail: "unknown outcome '\(outcomeText)' for source \(url)")
+        }
+        return SourceRecord(
+            url: url, finalURL: row.string(1), sha256: row.string(2), etag: row.string(3),
+            lastModified: row.string(4), httpStatus: row.int(5), fetchedAt: row.string(6) ?? "",
+            outcome: outcome, reason: row.string(8))
+    }
+
+    // MARK: Thumbnails
+
+    public func thumbnails(sha256: String) throws -> [ThumbnailRecord] {
+        try locked {
+            try connection.query(
+                "SELECT \(CatalogSchema.thumbnailColumns) FROM thumbnails WHERE original_sha256 = ? ORDER BY path",
+                [.text(sha256)], Self.thumbnail)
+        }
+    }
+
+    public func allThumbnails() throws -> [ThumbnailRecord] {
+        try locked {
+            try connection.query("SELECT \(CatalogSchema.thumbnailColumns) FROM thumbnails ORDER BY path", [], Self.thumbnail)
+        }
+    }
+
+    public func upsertThumbnail(_ record: ThumbnailRecord) throws {
+        try locked {
+            try connection.run(
+                "INSERT OR REPLACE INTO thumbnails (\(CatalogSchema.thumbnailColumns)) VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    .text(record.originalSHA256), .text(record.size), .text(record.path), .text(record.format),
+                    .integer(Int64(record.width)), .integer(Int64(record.height)), .integer(record.bytes),
+                    .text(record.createdAt),
+                ])
+        }
+    }
+
+    public func removeThumbnail(path: String) throws {
+        try locked { try connection.run("DELETE FROM thumbnails WHERE path = ?", [.text(path)]) }
+    }
+
+    private static func thumbnail(_ row: SQLiteRow) -> ThumbnailRecord {
+        ThumbnailRecord(
+            originalSHA256: row.string(0) ?? "", size: row.string(1) ?? "", path: row.string(2) ?? "",
+            format: row.string(3) ?? "", width: row.int(4) ?? 0, height: row.int(5) ?? 0,
+            bytes: row.int64(6) ?? 0, createdAt: row.string(7) ?? "")
+    }
+}

@@ -1,0 +1,169 @@
+import CSQLite
+import Foundation
+
+/// A value bound to a `?` parameter of a statement.
+enum SQLiteValue {
+    case text(String)
+    case integer(Int64)
+    case real(Double)
+    case null
+
+    static func of(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+    static func of(_ value: Int?) -> SQLiteValue { value.map { .integer(Int64($0)) } ?? .null }
+    static func of(_ value: Int64?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
+    static func of(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
+}
+
+/// The current row of a stepping statement.
+struct SQLiteRow {
+    let statement: OpaquePointer
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+
+    func string(_ column: Int32) -> String? {
+        guard !isNull(column), let text = sqlite3_column_text(statement, column) else { return nil }
+        return String(cString: text)
+    }
+
+    func int64(_ column: Int32) -> Int64? { isNull(column) ? nil : sqlite3_column_int64(statement, column) }
+    func int(_ column: Int32) -> Int? { int64(column).map { Int($0) } }
+    func double(_ column: Int32) -> Double? { isNull(column) ? nil : sqlite3_column_double(statement, column) }
+}
+
+/// One SQLite connection with a cache of prepared statements and the mapping of
+/// SQLite result codes to `CatalogError`. Not thread-safe by itself: `SQLiteCatalog`
+/// serialises every use behind its lock.
+final class SQLiteConnection {
+    let path: String
+    let readOnly: Bool
+    private var handle: OpaquePointer?
+    private var cache: [String: OpaquePointer] = [:]
+
+    /// `SQLITE_TRANSIENT`: SQLite copies bound text before `bind` returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(path: String, readOnly: Bool) throws {
+        self.path = path
+        self.readOnly = readOnly
+        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        handle = db
+        guard code == SQLITE_OK, db != nil else {
+            let failure = error(code, "opening")
+            close()
+            throw failure
+        }
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { close() }
+
+    /// Finalizes every cached statement and closes the database (checkpointing the WAL).
+    func close() {
+        for statement in cache.values { sqlite3_finalize(statement) }
+        cache.removeAll()
+        if let db = handle { sqlite3_close_v2(db) }
+        handle = nil
+    }
+
+    /// Whether SQLite opened the file read-only although read-write was asked for.
+    var isReadOnlyHandle: Bool { handle.map { sqlite3_db_readonly($0, "main") == 1 } ?? true }
+
+    var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+
+    func setBusyTimeout(milliseconds: Int32) {
+        if let db = handle { sqlite3_busy_timeout(db, milliseconds) }
+    }
+
+    /// Runs SQL without parameters or results (pragmas, DDL, transaction control).
+    func execute(_ sql: String) throws {
+        guard let db = handle else { throw CatalogError.sqlite(path: path, code: SQLITE_MISUSE, detail: "catalog is closed") }
+        let code = sqlite3_exec(db, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, sql) }
+    }
+
+    /// Runs a statement, calling `row` for every result row.
+    @discardableResult
+    func query<T>(_ sql: String, _ values: [SQLiteValue] = [], _ row: (SQLiteRow) throws -> T) throws -> [T] {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        try bind(values, to: statement, sql: sql)
+        var results: [T] = []
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return results }
+            guard code == SQLITE_ROW else { throw error(code, sql) }
+            results.append(try row(SQLiteRow(statement: statement)))
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ sql: String, _ values: [SQLiteValue] = []) throws {
+        try query(sql, values) { _ in () }
+    }
+
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let statement = cache[sql] { return statement }
+        guard let db = handle else { throw CatalogError.sqlite(path: path, code: SQLITE_MISUSE, detail: "catalog is closed") }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw error(code, sql) }
+        cache[sql] = statement
+        return statement
+    }
+
+    private func bind(_ values: [SQLiteValue], to statement: OpaquePointer, sql: String) throws {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .text(let text): code = sqlite3_bind_text(statement, index, text, -1, Self.transient)
+            case .integer(let number): code = sqlite3_bind_int64(statement, index, number)
+            case .real(let number): code = sqlite3_bind_double(statement, index, number)
+            case .null: code = sqlite3_bind_null(statement, index)
+            }
+            guard code == SQLITE_OK else { throw error(code, sql) }
+        }
+    }
+
+    /// Maps a SQLite result code (with the connection's current message) to a typed error.
+    func error(_ code: Int32, _ context: String) -> CatalogError {
+        let message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
+        let detail = "\(message) [\(Self.summary(of: context))]"
+        switch code & 0xff {
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return .corrupt(path: path, detail: message)
+        case SQLITE_FULL:
+            return .diskFull(path: path, detail: message)
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return .busy(path: path, detail: message)
+        case SQLITE_CONSTRAINT:
+            return .constraint(path: path, detail: message)
+        case SQLITE_READONLY, SQLITE_PERM:
+            return .unwritable(path: path, detail: message)
+        case SQLITE_CANTOPEN:
+            return readOnly ? .unreadable(path: path, detail: message) : .unwritable(path: path, detail: message)
+        case SQLITE_IOERR:
+            return ioError(code, message)
+        default:
+            return .sqlite(path: path, code: code, detail: detail)
+        }
+    }
+
+    private func ioError(_ code: Int32, _ message: String) -> CatalogError {
+        let readCodes: Set<Int32> = [SQLITE_IOERR | (1 << 8), SQLITE_IOERR | (2 << 8)]  // IOERR_READ, IOERR_SHORT_READ
+        if readCodes.contains(code) { return .unreadable(path: path, detail: "I/O error: \(message)") }
+        if let db = handle, sqlite3_system_errno(db) == ENOSPC { return .diskFull(path: path, detail: message) }
+        return .unwritable(path: path, detail: "I/O error: \(message)")
+    }
+
+    private static func summary(of sql: String) -> String {
+        let flat = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return flat.count > 60 ? String(flat.prefix(60)) + "…" : flat
+    }
+}

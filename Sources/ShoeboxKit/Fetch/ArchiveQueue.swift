@@ -1,0 +1,66 @@
+import Foundation
+
+/// Runs the archiver on its own serial queue, so hashing-adjacent work, metadata
+/// reads and commits overlap with the transfers; flushes a batch when it is full
+/// or 100 ms after its first entry. The first fatal error cancels the engine.
+final class ArchiveQueue: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "shoebox.archiver")
+    private let archiver: Archiver
+    private let store: OriginalStore
+    private let engine: TransferEngine
+    private var fatal: Error?
+    private var flushScheduled = false
+
+    init(archiver: Archiver, store: OriginalStore, engine: TransferEngine) {
+        self.archiver = archiver
+        self.store = store
+        self.engine = engine
+    }
+
+    func submit(_ transfer: CompletedTransfer) {
+        queue.async { self.accept(transfer) }
+    }
+
+    /// Flushes what is left and returns the fatal error, if one stopped the run.
+    func finish() -> Error? {
+        queue.sync {
+            flush()
+            return fatal
+        }
+    }
+
+    private func accept(_ transfer: CompletedTransfer) {
+        guard fatal == nil else {
+            if case .received(let file, _, _, _) = transfer.body { store.discard(file) }
+            return
+        }
+        do {
+            try archiver.accept(transfer)
+        } catch {
+            stop(error)
+            return
+        }
+        if archiver.pendingCount >= Archiver.batchLimit {
+            flush()
+        } else if !flushScheduled {
+            flushScheduled = true
+            queue.asyncAfter(deadline: .now() + .milliseconds(100)) {
+                self.flushScheduled = false
+                self.flush()
+            }
+        }
+    }
+
+    private func flush() {
+        do {
+            try archiver.flush()
+        } catch {
+            stop(error)
+        }
+    }
+
+    private func stop(_ error: Error) {
+        if fatal == nil { fatal = error }
+        engine.cancel()
+    }
+}

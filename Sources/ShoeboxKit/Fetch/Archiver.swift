@@ -1,0 +1,204 @@
+import Foundation
+
+/// Turns finished transfers into library entries, in batches:
+/// checks the bytes, reads metadata, picks a path, then for the whole batch
+/// syncs the staged files once, appends to the journal, commits the catalog,
+/// and publishes the files. A crash at any point leaves either nothing or a
+/// complete original with its row (finished by `LibraryRecovery`).
+/// All methods run on one thread (the fetch run's archiver queue).
+final class Archiver {
+    typealias JournalWriter = (_ originals: [OriginalRecord], _ sources: [SourceRecord]) throws -> Void
+
+    private let store: OriginalStore
+    private let catalog: Catalog
+    private let journal: JournalWriter?
+    private let emit: (FetchResult) -> Void
+
+    private var results: [FetchResult] = []
+    private var newOriginals: [OriginalRecord] = []
+    private var sources: [SourceRecord] = []
+    /// Content staged in this batch, by hash: the path it will get.
+    private var stagedPaths: [String: String] = [:]
+    private var reservedPaths: Set<String> = []
+
+    static let batchLimit = 64
+
+    init(store: OriginalStore, catalog: Catalog, journal: JournalWriter?, emit: @escaping (FetchResult) -> Void) {
+        self.store = store
+        self.catalog = catalog
+        self.journal = journal
+        self.emit = emit
+    }
+
+    var pendingCount: Int { results.count }
+
+    /// Adds one finished transfer to the batch.
+    func accept(_ transfer: CompletedTransfer) throws {
+        var result = FetchResult(url: transfer.request.item.url, origin: transfer.request.item.origin, outcome: .failed, attempts: transfer.attempts)
+        result.finalURL = transfer.finalURL
+        result.httpStatus = transfer.httpStatus
+        result.contentType = transfer.contentType
+        var source = SourceRecord(
+            url: result.url, finalURL: transfer.finalURL, etag: transfer.etag, lastModified: transfer.lastModified,
+            httpStatus: transfer.httpStatus, fetchedAt: Timestamp.iso8601(), outcome: .failed)
+
+        switch transfer.body {
+        case .failed(let reason):
+            result.reason = reason
+        case .empty:
+            result.outcome = .rejected
+            result.reason = "empty body"
+        case .notModified:
+            try recordUnchanged(&result, &source)
+        case .received(let file, let sha256, let bytes, let prefix):
+            try archive(file, sha256: sha256, bytes: bytes, prefix: prefix, transfer: transfer, &result, &source)
+        }
+        source.outcome = result.outcome
+        source.reason = result.reason
+        if source.sha256 == nil, let existing = try catalog.source(url: source.url), existing.sha256 != nil {
+            // A failed refresh keeps the record of the archived copy.
+        } else {
+            sources.append(source)
+        }
+        results.append(result)
+    }
+
+    private func recordUnchanged(_ result: inout FetchResult, _ source: inout SourceRecord) throws {
+        result.outcome = .unchanged
+        guard let previous = try catalog.source(url: result.url), let sha256 = previous.sha256,
+              let original = try catalog.original(sha256: sha256) else {
+            result.outcome = .failed
+            result.reason = "server answered 304 Not Modified but the library has no copy of this URL; run without --refresh"
+            return
+        }
+        source.sha256 = sha256
+        source.etag = source.etag ?? previous.etag
+        source.lastModified = source.lastModified ?? previous.lastModified
+        fill(&result, with: original)
+    }
+
+    private func archive(
+        _ file: StagingFile, sha256: String, bytes: Int64, prefix: [UInt8], transfer: CompletedTransfer,
+        _ result: inout FetchResult, _ source: inout SourceRecord
+    ) throws {
+        result.bytes = bytes
+        result.sha256 = sha256
+        let format: ImageFormat
+        switch ContentTypeRules.decide(contentType: transfer.contentType, prefix: prefix, bodyBytes: bytes) {
+        case .reject(let reason):
+            store.discard(file)
+            result.outcome = .rejected
+            result.reason = reason
+            return
+        case .accept(let accepted, let warnings):
+            format = accepted
+            result.warnings += warnings
+        }
+        result.fileExtension = format.fileExtension
+        source.sha256 = sha256
+
+        if let existing = try catalog.original(sha256: sha256) {
+            store.discard(file)
+            result.outcome = .duplicate
+            fill(&result, with: existing)
+            return
+        }
+        if let path = stagedPaths[sha256] {
+            store.discard(file)
+            result.outcome = .duplicate
+            result.path = path
+            result.original = newOriginals.first { $0.sha256 == sha256 }
+            return
+        }
+
+        var metadata: PhotoMetadata?
+        do {
+            metadata = try MetadataReader.read(path: file.path)
+            result.warnings += metadata?.warnings.map { "metadata: \($0)" } ?? []
+        } catch {
+            result.warnings.append("metadata: \(error)")
+        }
+        let (folder, takenAt) = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: transfer.lastModified)
+        let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256)
+        let path = try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
+            if reservedPaths.contains($0) || store.exists(path: $0) { return true }
+            return try catalog.original(path: $0) != nil
+        }
+        try store.stage(file, sha256: sha256)
+        reservedPaths.insert(path)
+        stagedPaths[sha256] = path
+
+        let record = OriginalRecord(
+            sha256: sha256, path: path, bytes: bytes, contentType: format.mimeType,
+            width: metadata?.width, height: metadata?.height, takenAt: takenAt,
+            make: metadata?.make, model: metadata?.model,
+            gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude, gpsAltitude: metadata?.gps?.altitude,
+            orientation: metadata?.orientation, addedAt: Timestamp.iso8601())
+        newOriginals.append(record)
+        result.outcome = .stored
+        fill(&result, with: record)
+    }
+
+    private func fill(_ result: inout FetchResult, with original: OriginalRecord) {
+        result.path = original.path
+        result.sha256 = original.sha256
+        result.bytes = original.bytes
+        result.original = original
+        if result.fileExtension == nil {
+            result.fileExtension = (original.path as NSString).pathExtension
+        }
+    }
+
+    /// Makes the batch durable and visible, then reports its results.
+    /// On failure the batch's results are reported as failed, and the error is rethrown.
+    func flush() throws {
+        guard !results.isEmpty else { return }
+        defer { resetBatch() }
+        do {
+            if !newOriginals.isEmpty { try store.syncStaged() }
+            try journal?(newOriginals, sources)
+            try catalog.transaction {
+                for original in newOriginals { try catalog.insertOriginal(original) }
+                for source in sources { try catalog.upsertSource(source) }
+            }
+        } catch {
+            for sha256 in stagedPaths.keys { store.discardStaged(sha256: sha256) }
+            reportBatch(failedWith: error)
+            throw error
+        }
+        // Committed: from here a crash is finished by recovery, so publishing errors only warn.
+        var publishErrors: [String: String] = [:]
+        for original in newOriginals {
+            do {
+                try store.publish(sha256: original.sha256, to: original.path)
+            } catch {
+                publishErrors[original.sha256] = "\(error)"
+            }
+        }
+        for var result in results {
+            if let sha = result.sha256, let problem = publishErrors[sha], result.outcome == .stored {
+                result.warnings.append("recorded but not yet in place (\(problem)); the next run finishes it")
+            }
+            emit(result)
+        }
+    }
+
+    private func reportBatch(failedWith error: Error) {
+        for var result in results {
+            if result.outcome == .stored || result.outcome == .duplicate || result.outcome == .unchanged {
+                result.outcome = .failed
+                result.reason = "could not record in the library: \(error)"
+                result.path = nil
+            }
+            emit(result)
+        }
+    }
+
+    private func resetBatch() {
+        results.removeAll(keepingCapacity: true)
+        newOriginals.removeAll(keepingCapacity: true)
+        sources.removeAll(keepingCapacity: true)
+        stagedPaths.removeAll(keepingCapacity: true)
+        reservedPaths.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,22 @@
+/// The end of a transfer after all its attempts, handed from the transfer engine to the archiver.
+public struct CompletedTransfer: Sendable {
+    public enum Body: Sendable {
+        /// A 2xx body, complete in a staging file.
+        case received(StagingFile, sha256: String, bytes: Int64, prefix: [UInt8])
+        /// A 2xx response with no body.
+        case empty
+        /// 304 to a conditional request.
+        case notModified
+        /// No usable body: the reason says why.
+        case failed(reason: String)
+    }
+
+    public let request: TransferRequest
+    public let body: Body
+    public let attempts: Int
+    public let httpStatus: Int?
+    public let contentType: String?
+    public let etag: String?
+    public let lastModified: String?
+    public let finalURL: String?
+}

@@ -1,0 +1,67 @@
+/// Decides a download's format from the server's Content-Type and the body's
+/// first bytes: the bytes win; bytes that are no image are rejected.
+public enum ContentTypeRules {
+    public enum Decision: Equatable, Sendable {
+        case accept(ImageFormat, warnings: [String])
+        case reject(reason: String)
+    }
+
+    static let mimeTypes: [String: ImageFormat] = [
+        "image/jpeg": .jpeg, "image/jpg": .jpeg, "image/pjpeg": .jpeg,
+        "image/png": .png, "image/x-png": .png, "image/apng": .png,
+        "image/gif": .gif, "image/webp": .webp,
+        "image/heic": .heic, "image/heic-sequence": .heic,
+        "image/heif": .heif, "image/heif-sequence": .heif,
+        "image/avif": .avif, "image/avif-sequence": .avif,
+        "image/tiff": .tiff, "image/tiff-fx": .tiff,
+        "image/bmp": .bmp, "image/x-bmp": .bmp, "image/x-ms-bmp": .bmp,
+        "image/jxl": .jxl,
+        "image/x-adobe-dng": .dng, "image/dng": .dng,
+        "image/x-canon-cr2": .cr2, "image/x-canon-cr3": .cr3,
+        "image/x-nikon-nef": .nef, "image/x-sony-arw": .arw,
+        "image/x-olympus-orf": .orf, "image/x-panasonic-rw2": .rw2, "image/x-panasonic-raw": .rw2,
+        "image/x-fuji-raf": .raf, "image/x-pentax-pef": .pef, "image/x-samsung-srw": .srw,
+    ]
+
+    static let genericTypes: Set<String> = ["application/octet-stream", "binary/octet-stream", "application/binary", "application/unknown"]
+
+    /// The media type without parameters, lower-cased ("Image/JPEG; q=1" → "image/jpeg").
+    public static func mediaType(_ contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        let bare = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        let trimmed = bare.trimmingCharacters(in: .whitespaces).lowercased()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The format a Content-Type names, if it names an image format Shoebox knows.
+    public static func format(forContentType contentType: String?) -> ImageFormat? {
+        mediaType(contentType).flatMap { mimeTypes[$0] }
+    }
+
+    public static func decide(contentType: String?, prefix: [UInt8], bodyBytes: Int64) -> Decision {
+        guard bodyBytes > 0 else { return .reject(reason: "empty body") }
+        let declared = format(forContentType: contentType)
+        guard let sniffed = FormatSniffer.sniff(prefix) else {
+            let what = mediaType(contentType) ?? "no Content-Type"
+            return .reject(reason: "body is not an image (\(what); first bytes \(describe(prefix)))")
+        }
+        let media = mediaType(contentType)
+        if media == nil || genericTypes.contains(media!) {
+            return .accept(sniffed, warnings: [])
+        }
+        guard let declared else {
+            return .accept(sniffed, warnings: ["content-type-mismatch: server said \(media!), bytes are \(sniffed.mimeType)"])
+        }
+        if declared == sniffed { return .accept(sniffed, warnings: []) }
+        // Most raw formats are TIFF inside: the declared raw type is more precise than the sniff.
+        if declared.isRaw && sniffed == .tiff { return .accept(declared, warnings: []) }
+        if [.heic, .heif].contains(declared) && [.heic, .heif].contains(sniffed) { return .accept(sniffed, warnings: []) }
+        return .accept(sniffed, warnings: ["content-type-mismatch: server said \(media!), bytes are \(sniffed.mimeType)"])
+    }
+
+    private static func describe(_ prefix: [UInt8]) -> String {
+        if prefix.isEmpty { return "none" }
+        let printable = prefix.prefix(16).map { (0x20..<0x7F).contains($0) ? Character(UnicodeScalar($0)) : "." }
+        return "\"" + String(printable) + "\""
+    }
+}

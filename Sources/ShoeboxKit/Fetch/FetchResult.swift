@@ -1,0 +1,31 @@
+/// What happened to one URL: the record printed by `fetch --json`.
+public struct FetchResult: Sendable {
+    public var url: String
+    /// Where the URL was listed ("FILE:LINE").
+    public var origin: String
+    public var finalURL: String?
+    public var outcome: FetchOutcome
+    public var reason: String?
+    public var httpStatus: Int?
+    /// The Content-Type the server sent.
+    public var contentType: String?
+    /// The extension of the stored format (from the bytes).
+    public var fileExtension: String?
+    public var bytes: Int64?
+    public var sha256: String?
+    /// Path of the original, relative to the library.
+    public var path: String?
+    public var attempts: Int
+    public var warnings: [String]
+    /// The archived original's catalog row (capture date, camera, size, GPS).
+    public var original: OriginalRecord?
+
+    public init(url: String, origin: String, outcome: FetchOutcome, reason: String? = nil, attempts: Int = 0) {
+        self.url = url
+        self.origin = origin
+        self.outcome = outcome
+        self.reason = reason
+        self.attempts = attempts
+        warnings = []
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// One `fetch`: reads the lists, skips what the library already has, runs the
+/// transfers, archives the results, and keeps the library consistent even if it
+/// is interrupted.
+public final class FetchRun: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var layout: LibraryLayout
+        public var options = FetchOptions()
+        /// List files; "-" is stdin.
+        public var lists: [String] = []
+        /// URLs given on the command line.
+        public var urls: [String] = []
+        /// Refuse to start when any line is invalid.
+        public var strict = false
+        /// Wait for another writer instead of failing.
+        public var waitForLock = false
+
+        public init(layout: LibraryLayout) {
+            self.layout = layout
+        }
+    }
+
+    private let configuration: Configuration
+    private let observer: FetchObserver
+    private let lock = NSLock()
+    private var summary = FetchSummary()
+    private var finished = 0
+    private var total: Int?
+    private var engine: TransferEngine?
+    private let cancelFlag = ManagedAtomicFlag()
+    private var startTime = 0.0
+
+    public init(configuration: Configuration, observer: FetchObserver) {
+        self.configuration = configuration
+        self.observer = observer
+    }
+
+    /// Stops the run: no new transfers, running ones aborted, completed work kept.
+    public func cancel() {
+        cancelFlag.set()
+        lock.lock()
+        let engine = self.engine
+        lock.unlock()
+        engine?.cancel()
+    }
+
+    public func run() throws -> FetchSummary {
+        startTime = TransferEngine.now()
+        var lists = configuration.lists
+        guard !lists.isEmpty || !configuration.urls.isEmpty else { throw FetchRunError.nothingToFetch }
+        try URLListReader.checkReadable(lists)
+        var spooledStdin: String?
+        defer { if let spooledStdin { unlink(spooledStdin) } }
+        if configuration.strict {
+            if lists.contains("-") {
+                spooledStdin = try StdinSpooler.spool()
+                lists = lists.map { $0 == "-" ? spooledStdin! : $0 }
+            }
+            try checkStrict(lists)
+        }
+
+        let layout = configuration.layout
+        let store = try LocalOriginalStore(layout: layout)
+        let writerLock = try LibraryLock(layout: layout, wait: configuration.waitForLock)
+        defer { withExtendedLifetime(writerLock) {} }
+        let catalog = try SQLiteCatalog(path: layout.catalog)
+        let lookupCatalog = try SQLiteCatalog(path: layout.catalog)
+        try LibraryRecovery.run(store: store, catalog: catalog)
+        let journal = try Journal(path: layout.journal)
+
+        total = ListCounter.count(lists: lists.filter { $0 != "-" }, extra: configuration.urls.count, includesStdin: lists.contains("-"))
+        let engine = TransferEngine(options: configuration.options, store: store)
+        lock.lock()
+        self.engine = engine
+        lock.unlock()
+        if cancelFlag.isSet { engine.cancel() }
+
+        let archiver = Archiver(store: store, catalog: catalog, journal: { try journal.append($0.map(JournalEntry.originalStored) + $1.map(JournalEntry.sourceRecorded)) }) { [weak self] in
+            self?.report($0)
+        }
+        let archiveQueue = ArchiveQueue(archiver: archiver, store: store, engine: engine)
+        let progressTimer = startProgressTimer(engine: engine)
+        defer { progressTimer.cancel() }
+
+        var requests = RequestSource(configuration: configuration, lists: lists, catalog: lookupCatalog) { [weak self] in self?.report($0) }
+        engine.run(next: { requests.next() }, completion: archiveQueue.submit)
+        let fatal = archiveQueue.finish()
+        if let readError = requests.readError { throw readError }
+
+        lock.lock()
+        defer { lock.unlock() }
+        summary.repeatedURLs = requests.repeated
+        summary.elapsed = TransferEngine.now() - startTime
+        summary.cancelled = cancelFlag.isSet
+        if let error = fatal ?? engine.fatalError {
+            summary.fatalError = "\(error)"
+        }
+        return summary
+    }
+
+    private func checkStrict(_ lists: [String]) throws {
+        var invalid: [String] = []
+        let reader = URLListReader(paths: lists)
+        while let entry = try reader.next() {
+            if case .invalid(let origin, _, let reason) = entry { invalid.append("\(origin): \(reason)") }
+        }
+        for url in configuration.urls {
+            if case .invalid(let origin, _, let reason)? = URLListReader.parse(url, origin: "--url \(url)") {
+                invalid.append("\(origin): \(reason)")
+            }
+        }
+        if !invalid.isEmpty { throw FetchRunError.invalidLines(invalid) }
+    }
+
+    private func report(_ result: FetchResult) {
+        lock.lock()
+        summary.add(result)
+        finished += 1
+        lock.unlock()
+        observer.fetchDidFinish(result)
+    }
+
+    private func startProgressTimer(engine: TransferEngine) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.lock.lock()
+            let progress = FetchProgress(
+                finished: self.finished, total: self.total, failed: self.summary.failures,
+                bytes: self.summary.bytes, elapsed: TransferEngine.now() - self.startTime)
+            self.lock.unlock()
+            self.observer.fetchProgress(progress)
+        }
+        timer.resume()
+        return timer
+    }
+}

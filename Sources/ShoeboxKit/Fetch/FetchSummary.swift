@@ -1,0 +1,22 @@
+/// Totals of a fetch run, for the closing summary and the exit status.
+public struct FetchSummary: Sendable {
+    public var counts: [FetchOutcome: Int] = [:]
+    public var bytes: Int64 = 0
+    public var elapsed: Double = 0
+    /// URLs listed more than once (downloaded once).
+    public var repeatedURLs = 0
+    public var cancelled = false
+    /// What stopped the run early (disk full, catalog failure), if anything did.
+    public var fatalError: String?
+
+    public init() {}
+
+    public var total: Int { counts.values.reduce(0, +) }
+    public var failures: Int { (counts[.failed] ?? 0) + (counts[.rejected] ?? 0) }
+    public var allSucceeded: Bool { failures == 0 && fatalError == nil && !cancelled }
+
+    mutating func add(_ result: FetchResult) {
+        counts[result.outcome, default: 0] += 1
+        if result.outcome == .stored { bytes += result.bytes ?? 0 }
+    }
+}

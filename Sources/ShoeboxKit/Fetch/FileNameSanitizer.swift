@@ -1,0 +1,78 @@
+import Foundation
+
+/// Turns a URL's last path segment into a safe, portable file name stem:
+/// percent-decoded, no separators, no `..`, no control or reserved characters,
+/// at most 100 bytes of UTF-8.
+public enum FileNameSanitizer {
+    public static let maxBytes = 100
+
+    /// The name stem (without extension) for a URL path, or nil when nothing usable is left.
+    public static func stem(fromURLPath path: String) -> String? {
+        let segment = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+        let decoded = percentDecoded(segment)
+        return sanitize(removingExtension(decoded))
+    }
+
+    /// Percent-decodes, replacing invalid UTF-8 rather than failing.
+    static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next() {
+                if let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
+                    bytes.append(value)
+                } else {
+                    bytes += [byte, high, low]
+                }
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func removingExtension(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        let ext = name[name.index(after: dot)...]
+        guard !ext.isEmpty, ext.count <= 5, ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return name }
+        return String(name[..<dot])
+    }
+
+    public static func sanitize(_ name: String) -> String? {
+        var scalars = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            scalars.append(isAllowed(scalar) ? scalar : "_")
+        }
+        var result = String(scalars)
+        while result.hasPrefix(".") || result.hasPrefix(" ") || result.hasPrefix("-") { result.removeFirst() }
+        while result.hasSuffix(".") || result.hasSuffix(" ") { result.removeLast() }
+        result = truncated(result, toBytes: maxBytes)
+        while result.hasSuffix(".") || result.hasSuffix(" ") { result.removeLast() }
+        guard !result.isEmpty, result.contains(where: { $0 != "_" }) else { return nil }
+        return result
+    }
+
+    private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F, 0x80..<0xA0: return false  // control characters
+        case 0xFFFD: return false  // replacement for invalid UTF-8
+        case 0x200B...0x200F, 0x202A...0x202E, 0x2066...0x2069: return false  // invisible and bidi controls
+        default: break
+        }
+        return !"/\\:*?\"<>|".unicodeScalars.contains(scalar)
+    }
+
+    /// Cuts to at most `limit` UTF-8 bytes without splitting a character.
+    static func truncated(_ text: String, toBytes limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let size = character.utf8.count
+            if used + size > limit { break }
+            result.append(character)
+            used += size
+        }
+        return result
+    }
+}

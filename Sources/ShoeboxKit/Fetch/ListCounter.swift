@@ -1,0 +1,51 @@
+import Foundation
+
+/// Counts the URL lines of list files up front (a fast byte scan), so progress
+/// can show done/total. Stdin cannot be counted ahead: then the total is unknown.
+enum ListCounter {
+    static func count(lists: [String], extra: Int, includesStdin: Bool) -> Int? {
+        guard !includesStdin else { return nil }
+        var total = extra
+        for path in lists {
+            guard let count = countURLLines(path) else { return nil }
+            total += count
+        }
+        return total
+    }
+
+    /// Lines that are neither blank nor comments.
+    static func countURLLines(_ path: String) -> Int? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var count = 0
+        var lineHasContent = false
+        var lineStarted = false
+        var isComment = false
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            for byte in buffer[0..<n] {
+                switch byte {
+                case 0x0A:
+                    if lineHasContent && !isComment { count += 1 }
+                    lineHasContent = false
+                    lineStarted = false
+                    isComment = false
+                case 0x20, 0x09, 0x0D:
+                    continue
+                default:
+                    if !lineStarted {
+                        lineStarted = true
+                        isComment = byte == UInt8(ascii: "#")
+                    }
+                    lineHasContent = true
+                }
+            }
+        }
+        if lineHasContent && !isComment { count += 1 }
+        return count
+    }
+}

@@ -1,0 +1,74 @@
+/// Feeds the transfer engine: command-line URLs, then the lists, line by line.
+/// Invalid lines are reported as failed, repeated URLs are dropped, and URLs the
+/// library already has are reported as skipped (or revalidated with --refresh).
+struct RequestSource {
+    private let configuration: FetchRun.Configuration
+    private let catalog: Catalog
+    private let report: (FetchResult) -> Void
+    private let reader: URLListReader
+    private var commandLineURLs: [String]
+    private var seen = URLDeduplicator()
+    private(set) var repeated = 0
+    private(set) var readError: Error?
+
+    init(configuration: FetchRun.Configuration, lists: [String], catalog: Catalog, report: @escaping (FetchResult) -> Void) {
+        self.configuration = configuration
+        self.catalog = catalog
+        self.report = report
+        reader = URLListReader(paths: lists)
+        commandLineURLs = configuration.urls.reversed()
+    }
+
+    mutating func next() -> TransferRequest? {
+        while let entry = nextEntry() {
+            switch entry {
+            case .invalid(let origin, let line, let reason):
+                var result = FetchResult(url: line, origin: origin, outcome: .failed, reason: reason)
+                result.warnings = []
+                report(result)
+            case .url(let item):
+                guard seen.insert(item.url) else {
+                    repeated += 1
+                    continue
+                }
+                if let request = request(for: item) { return request }
+            }
+        }
+        return nil
+    }
+
+    private mutating func nextEntry() -> URLListReader.Entry? {
+        if let url = commandLineURLs.popLast() {
+            return URLListReader.parse(url, origin: "--url") ?? .invalid(origin: "--url", line: url, reason: "empty URL")
+        }
+        do {
+            return try reader.next()
+        } catch {
+            readError = error
+            return nil
+        }
+    }
+
+    /// The transfer to run for an item, or nil when the library already has it (reported as skipped).
+    private func request(for item: FetchItem) -> TransferRequest? {
+        guard let known = try? catalog.source(url: item.url), let sha256 = known.sha256 else {
+            return TransferRequest(item: item)
+        }
+        if configuration.options.refresh {
+            return TransferRequest(item: item, etag: known.etag, lastModified: known.lastModified)
+        }
+        var result = FetchResult(url: item.url, origin: item.origin, outcome: .skipped, reason: "already in the library")
+        result.finalURL = known.finalURL
+        result.httpStatus = known.httpStatus
+        result.sha256 = sha256
+        if let original = try? catalog.original(sha256: sha256) {
+            result.path = original.path
+            result.bytes = original.bytes
+            result.original = original
+            result.contentType = original.contentType
+            result.fileExtension = ImageFormat.allCases.first { $0.mimeType == original.contentType }?.fileExtension
+        }
+        report(result)
+        return nil
+    }
+}

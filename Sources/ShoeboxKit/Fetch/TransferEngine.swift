@@ -1,0 +1,208 @@
+import CCurl
+import CShim
+import Foundation
+
+/// Runs HTTP transfers through one libcurl multi handle: up to `jobs` at once,
+/// `perHost` per host, connections reused, retries scheduled with backoff.
+/// Everything here runs on the thread that calls `run`; `cancel` may be called from any thread.
+public final class TransferEngine: @unchecked Sendable {
+    private let options: FetchOptions
+    private let store: OriginalStore
+    private let policy: RetryPolicy
+    private let multi: UnsafeMutableRawPointer
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var active: [UnsafeMutableRawPointer: TransferState] = [:]
+    private var retryQueue: [(due: Double, state: TransferState)] = []
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let cancelFlag = ManagedAtomicFlag()
+    /// A failure that stops the whole run (disk full), when one happened.
+    public private(set) var fatalError: Error?
+
+    public init(options: FetchOptions, store: OriginalStore) {
+        self.options = options
+        self.store = store
+        policy = RetryPolicy(maxRetries: options.retries, baseDelay: options.retryBaseDelay, maxWait: options.maxRetryWait)
+        multi = curl_multi_init()!
+        shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.perHost)
+        shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, options.jobs)
+        shim_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        for header in options.headers {
+            headerList = curl_slist_append(headerList, header)
+        }
+    }
+
+    deinit {
+        for handle in idleHandles + Array(active.keys) { curl_easy_cleanup(handle) }
+        curl_multi_cleanup(multi)
+        curl_slist_free_all(headerList)
+    }
+
+    /// Stops starting transfers and aborts running ones; `run` returns soon after.
+    public func cancel() {
+        cancelFlag.set()
+        curl_multi_wakeup(multi)
+    }
+
+    public var isCancelled: Bool { cancelFlag.isSet }
+
+    /// Pulls requests from `next` until it returns nil, and reports each transfer's end to `completion`.
+    /// Returns when everything has finished or the engine was cancelled (then the running
+    /// transfers are aborted and their partial files removed, without reporting them).
+    public func run(next: () -> TransferRequest?, completion: (CompletedTransfer) -> Void) {
+        var inputDone = false
+        while !isCancelled {
+            startDueRetries()
+            while !inputDone && active.count < options.jobs && !isCancelled {
+                guard let request = next() else {
+                    inputDone = true
+                    break
+                }
+                start(TransferState(request: request, attempts: 1, maxSize: options.maxSize, store: store))
+            }
+            if inputDone && active.isEmpty && retryQueue.isEmpty { break }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            collectFinished(completion)
+            if active.count == options.jobs || inputDone || !retryQueue.isEmpty || running > 0 {
+                var ready: Int32 = 0
+                curl_multi_poll(multi, nil, 0, pollTimeoutMilliseconds(), &ready)
+            }
+        }
+        if isCancelled { abortAll() }
+    }
+
+    private func pollTimeoutMilliseconds() -> Int32 {
+        guard let due = retryQueue.map(\.due).min() else { return 1000 }
+        let wait = max(0, due - Self.now()) * 1000
+        return Int32(min(1000, wait.rounded(.up)))
+    }
+
+    private func startDueRetries() {
+        let now = Self.now()
+        while active.count < options.jobs, let index = retryQueue.firstIndex(where: { $0.due <= now }) {
+            let state = retryQueue.remove(at: index).state
+            start(state)
+        }
+    }
+
+    private func start(_ state: TransferState) {
+        state.resetForAttempt()
+        let handle = idleHandles.popLast() ?? curl_easy_init()!
+        state.handle = handle
+        configure(handle, for: state)
+        active[handle] = state
+        curl_multi_add_handle(multi, handle)
+    }
+
+    private func configure(_ handle: UnsafeMutableRawPointer, for state: TransferState) {
+        curl_easy_reset(handle)
+        let long = { (option: CURLoption, value: Int) in _ = shim_curl_setopt_long(handle, option, value) }
+        let string = { (option: CURLoption, value: String) in _ = shim_curl_setopt_string(handle, option, value) }
+        string(CURLOPT_URL, state.request.item.url)
+        string(CURLOPT_PROTOCOLS_STR, "http,https")
+        string(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        long(CURLOPT_FOLLOWLOCATION, 1)
+        long(CURLOPT_MAXREDIRS, 10)
+        long(CURLOPT_NOSIGNAL, 1)
+        long(CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+        long(CURLOPT_LOW_SPEED_LIMIT, 1)
+        long(CURLOPT_LOW_SPEED_TIME, max(1, Int(options.stallTimeout.rounded(.up))))
+        long(CURLOPT_BUFFERSIZE, 256 * 1024)
+        long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        long(CURLOPT_PIPEWAIT, 1)
+        string(CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl can decode; stored decoded
+        string(CURLOPT_USERAGENT, options.userAgent)
+        shim_curl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxSize))
+        if let etag = state.request.etag {
+            headerList(for: handle, adding: "If-None-Match: \(etag)")
+        } else if let lastModified = state.request.lastModified {
+            headerList(for: handle, adding: "If-Modified-Since: \(lastModified)")
+        } else if let headerList {
+            shim_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        }
+        shim_curl_setopt_data_function(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
+        shim_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(state).toOpaque())
+        shim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, state.errorBuffer)
+    }
+
+    /// Conditional requests need their own header list (the shared one plus a validator);
+    /// it is freed when the transfer ends.
+    private var conditionalHeaders: [UnsafeMutableRawPointer: UnsafeMutablePointer<curl_slist>] = [:]
+
+    private func headerList(for handle: UnsafeMutableRawPointer, adding header: String) {
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for extra in options.headers { list = curl_slist_append(list, extra) }
+        list = curl_slist_append(list, header)
+        conditionalHeaders[handle] = list
+        shim_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+    }
+
+    private func collectFinished(_ completion: (CompletedTransfer) -> Void) {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            curl_multi_remove_handle(multi, handle)
+            if let list = conditionalHeaders.removeValue(forKey: handle) { curl_slist_free_all(list) }
+            guard let state = active.removeValue(forKey: handle) else { continue }
+            finish(state, handle: handle, code: code, completion: completion)
+            idleHandles.append(handle)
+        }
+    }
+
+    private func finish(_ state: TransferState, handle: UnsafeMutableRawPointer, code: CURLcode, completion: (CompletedTransfer) -> Void) {
+        let response = ResponseInfo(handle: handle)
+        let verdict = TransferVerdict(code: code, response: response, state: state)
+        if verdict.retryable && policy.allowsRetry(after: state.attempts) && !isCancelled {
+            state.discardFile()
+            let wait = policy.delay(after: state.attempts, retryAfter: response.retryAfter)
+            state.attempts += 1
+            retryQueue.append((Self.now() + wait, state))
+            return
+        }
+        let body: CompletedTransfer.Body
+        if let failure = verdict.failure {
+            state.discardFile()
+            body = .failed(reason: failure)
+        } else if response.status == 304 {
+            state.discardFile()
+            body = .notModified
+        } else if let file = state.takeFile() {
+            body = .received(file, sha256: state.hasher.finalizeHex(), bytes: state.bytes, prefix: state.prefix)
+        } else {
+            body = .empty
+        }
+        if let error = state.writeError, fatalError == nil, (error as? LibraryError) != nil {
+            fatalError = error
+            cancel()
+        }
+        completion(CompletedTransfer(
+            request: state.request, body: body, attempts: state.attempts, httpStatus: response.status,
+            contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
+            finalURL: response.effectiveURL))
+    }
+
+    private func abortAll() {
+        for (handle, state) in active {
+            curl_multi_remove_handle(multi, handle)
+            state.discardFile()
+            idleHandles.append(handle)
+        }
+        active.removeAll()
+        for entry in retryQueue { entry.state.discardFile() }
+        retryQueue.removeAll()
+    }
+
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+/// libcurl's write callback: forwards the bytes to the transfer's state.
+private func transferWriteCallback(data: UnsafeMutablePointer<CChar>?, size: Int, count: Int, userdata: UnsafeMutableRawPointer?) -> Int {
+    guard let userdata, let data else { return 0 }
+    let state = Unmanaged<TransferState>.fromOpaque(userdata).takeUnretainedValue()
+    return state.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+}

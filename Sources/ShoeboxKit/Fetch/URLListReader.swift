@@ -1,0 +1,141 @@
+import Foundation
+
+/// Streams URLs out of list files (or stdin for "-"), one line at a time, so
+/// memory does not grow with the list. Blank lines and `#` comments are
+/// skipped; surrounding white space is trimmed.
+public final class URLListReader {
+    public enum Entry: Equatable {
+        case url(FetchItem)
+        /// A line that is not an absolute http(s) URL: "FILE:LINE: reason".
+        case invalid(origin: String, line: String, reason: String)
+    }
+
+    public enum ReadError: Error, CustomStringConvertible, Equatable {
+        case cannotOpen(path: String, reason: String)
+        case readFailed(path: String, reason: String)
+
+        public var description: String {
+            switch self {
+            case .cannotOpen(let path, let reason): return "cannot open URL list \(path): \(reason)"
+            case .readFailed(let path, let reason): return "cannot read URL list \(path): \(reason)"
+            }
+        }
+    }
+
+    private var pending: [String]
+    private var current: LineReader?
+    private var currentName = ""
+    private var lineNumber = 0
+
+    /// `paths`: list files, "-" for stdin.
+    public init(paths: [String]) {
+        pending = paths
+    }
+
+    /// Checks up front that every named list can be opened (exit status 2 before any work).
+    public static func checkReadable(_ paths: [String]) throws {
+        for path in paths where path != "-" {
+            guard access(path, R_OK) == 0 else {
+                throw ReadError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw ReadError.cannotOpen(path: path, reason: "is a folder, not a list file")
+            }
+        }
+    }
+
+    /// The next URL or invalid line, or nil at the end of the last list.
+    public func next() throws -> Entry? {
+        while true {
+            if current == nil {
+                guard !pending.isEmpty else { return nil }
+                currentName = pending.removeFirst()
+                current = try LineReader(path: currentName)
+                lineNumber = 0
+            }
+            guard let line = try current!.nextLine() else {
+                current = nil
+                continue
+            }
+            lineNumber += 1
+            if let entry = Self.parse(line, origin: "\(currentName == "-" ? "<stdin>" : currentName):\(lineNumber)") {
+                return entry
+            }
+        }
+    }
+
+    /// One list line to an entry; nil for blank lines and comments.
+    public static func parse(_ rawLine: String, origin: String) -> Entry? {
+        let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        if line.isEmpty || line.hasPrefix("#") { return nil }
+        do {
+            try URLValidator.validate(line)
+            return .url(FetchItem(url: line, origin: origin))
+        } catch {
+            return .invalid(origin: origin, line: line, reason: "\(error)")
+        }
+    }
+}
+
+/// Reads a file (or stdin) line by line in 64 KiB chunks.
+final class LineReader {
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    private let name: String
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+
+    init(path: String) throws {
+        name = path
+        if path == "-" {
+            fd = STDIN_FILENO
+            ownsDescriptor = false
+        } else {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw URLListReader.ReadError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            }
+            ownsDescriptor = true
+        }
+    }
+
+    deinit {
+        if ownsDescriptor { close(fd) }
+    }
+
+    func nextLine() throws -> String? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[start..<newline], as: UTF8.self)
+                start = newline + 1
+                return line
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                let line = String(decoding: buffer[start...], as: UTF8.self)
+                start = buffer.count
+                return line
+            }
+            try fill()
+        }
+    }
+
+    private func fill() throws {
+        if start > 0 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw URLListReader.ReadError.readFailed(path: name, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[0..<count]) }
+            return
+        }
+    }
+}

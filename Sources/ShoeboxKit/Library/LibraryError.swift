@@ -1,0 +1,28 @@
+/// Why a library cannot be used; each message names the folder and what to do.
+public enum LibraryError: Error, CustomStringConvertible, Equatable {
+    /// Another writer holds the library's lock.
+    case locked(path: String, holder: String?)
+    case notADirectory(path: String)
+    case cannotCreate(path: String, reason: String)
+    case notWritable(path: String, reason: String)
+    case diskFull(path: String)
+    case missingLibrary
+
+    public var description: String {
+        switch self {
+        case .locked(let path, let holder):
+            let who = holder.map { " (\($0))" } ?? ""
+            return "library \(path) is in use by another shoebox process\(who); wait for it to finish, or pass --wait to queue behind it"
+        case .notADirectory(let path):
+            return "library \(path) exists but is not a folder; choose another --library path"
+        case .cannotCreate(let path, let reason):
+            return "cannot create library folder \(path): \(reason); check the path and its permissions"
+        case .notWritable(let path, let reason):
+            return "library \(path) is not writable: \(reason); check its permissions or free space"
+        case .diskFull(let path):
+            return "no space left on the device holding \(path); free some space and run the same command again (completed work is kept)"
+        case .missingLibrary:
+            return "no library given: pass --library DIR (or -L DIR), or set SHOEBOX_LIBRARY"
+        }
+    }
+}

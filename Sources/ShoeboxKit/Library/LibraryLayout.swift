@@ -1,0 +1,27 @@
+/// Where things live inside a library folder.
+public struct LibraryLayout: Sendable {
+    public let root: String
+
+    public init(root: String) {
+        var trimmed = root
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        self.root = trimmed
+    }
+
+    /// Relative folder of the originals.
+    public static let originalsFolder = "originals"
+    public static let thumbnailsFolder = "thumbnails"
+
+    public var originals: String { root + "/" + Self.originalsFolder }
+    public var thumbnails: String { root + "/" + Self.thumbnailsFolder }
+    /// Staging area for downloads in progress and content not yet published.
+    public var staging: String { root + "/.tmp" }
+    public var catalog: String { root + "/catalog.sqlite" }
+    public var journal: String { root + "/journal.jsonl" }
+    public var lockFile: String { root + "/.lock" }
+
+    /// Absolute path of a path relative to the library root.
+    public func absolute(_ relativePath: String) -> String {
+        root + "/" + relativePath
+    }
+}

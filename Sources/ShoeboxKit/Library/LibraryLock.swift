@@ -1,0 +1,50 @@
+import Foundation
+
+/// The one-writer-per-library lock: an `flock` on LIBRARY/.lock, released when
+/// the process ends however it ends (so a `kill -9` never leaves a stale lock).
+public final class LibraryLock {
+    public enum Mode {
+        case exclusive, shared
+    }
+
+    private let descriptor: Int32
+
+    /// Takes the lock; with `wait`, blocks until the holder is done, else fails at once with `LibraryError.locked`.
+    public init(layout: LibraryLayout, mode: Mode = .exclusive, wait: Bool = false) throws {
+        let path = layout.lockFile
+        let flags = mode == .exclusive ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDONLY | O_CREAT | O_CLOEXEC
+        let fd = open(path, flags, 0o644)
+        guard fd >= 0 else {
+            throw LibraryError.notWritable(path: layout.root, reason: String(cString: strerror(errno)))
+        }
+        var operation = mode == .exclusive ? LOCK_EX : LOCK_SH
+        if !wait { operation |= LOCK_NB }
+        while flock(fd, operation) != 0 {
+            if errno == EINTR { continue }
+            let holder = Self.describeHolder(fd)
+            close(fd)
+            throw LibraryError.locked(path: layout.root, holder: holder)
+        }
+        descriptor = fd
+        if mode == .exclusive { recordHolder() }
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    private func recordHolder() {
+        let text = "pid \(getpid())\n"
+        ftruncate(descriptor, 0)
+        _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+    }
+
+    private static func describeHolder(_ fd: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = pread(fd, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+}

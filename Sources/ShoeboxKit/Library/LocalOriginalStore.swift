@@ -1,0 +1,125 @@
+import CShim
+import Foundation
+
+/// Originals in a local folder: `LIBRARY/originals/...`, staged in `LIBRARY/.tmp/`.
+///
+/// Downloads stream into `.tmp/<random>.part`; complete content becomes
+/// `.tmp/<sha256>.staged`; `syncStaged` makes a whole batch durable with one
+/// `syncfs`; `publish` links it read-only into place (never replacing a file)
+/// and removes the staged name.
+public final class LocalOriginalStore: OriginalStore {
+    public let layout: LibraryLayout
+    private static let partialSuffix = ".part"
+    private static let stagedSuffix = ".staged"
+
+    public init(layout: LibraryLayout) throws {
+        self.layout = layout
+        try Self.makeDirectory(layout.root, library: layout.root)
+        try Self.makeDirectory(layout.originals, library: layout.root)
+        try Self.makeDirectory(layout.staging, library: layout.root)
+    }
+
+    public func makeStagingFile() throws -> StagingFile {
+        for _ in 0..<8 {
+            let path = layout.staging + "/" + UUID().uuidString.lowercased() + Self.partialSuffix
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { return StagingFile(path: path, descriptor: fd) }
+            if errno != EEXIST { throw storeError(path, "create", errno) }
+        }
+        throw storeError(layout.staging, "create a staging file in", EEXIST)
+    }
+
+    public func stage(_ file: StagingFile, sha256: String) throws {
+        close(file.descriptor)
+        let target = stagedPath(sha256)
+        guard rename(file.path, target) == 0 else {
+            let code = errno
+            unlink(file.path)
+            throw storeError(target, "stage", code)
+        }
+    }
+
+    public func syncStaged() throws {
+        let fd = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw storeError(layout.staging, "open", errno) }
+        defer { close(fd) }
+        guard shim_syncfs(fd) == 0 else { throw storeError(layout.staging, "sync", errno) }
+    }
+
+    public func publish(sha256: String, to path: String) throws {
+        let source = stagedPath(sha256)
+        let target = layout.absolute(path)
+        try Self.makeDirectory((target as NSString).deletingLastPathComponent, library: layout.root)
+        guard chmod(source, 0o444) == 0 else { throw storeError(source, "make read-only", errno) }
+        if link(source, target) != 0 {
+            let code = errno
+            // Already linked by an earlier, interrupted publish of the same content.
+            guard code == EEXIST, (try? SHA256Hasher.hashFile(atPath: target).sha256) == sha256 else {
+                throw storeError(target, "publish", code)
+            }
+        }
+        unlink(source)
+    }
+
+    public func discard(_ file: StagingFile) {
+        close(file.descriptor)
+        unlink(file.path)
+    }
+
+    public func discardStaged(sha256: String) {
+        unlink(stagedPath(sha256))
+    }
+
+    public func pendingStaged() throws -> [String] {
+        try stagingEntries().filter { $0.hasSuffix(Self.stagedSuffix) }.map { String($0.dropLast(Self.stagedSuffix.count)) }
+    }
+
+    public func removePartialDownloads() throws -> Int {
+        var removed = 0
+        for name in try stagingEntries() where name.hasSuffix(Self.partialSuffix) {
+            if unlink(layout.staging + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    public func exists(path: String) -> Bool {
+        access(layout.absolute(path), F_OK) == 0
+    }
+
+    public func localPath(for path: String) -> String {
+        layout.absolute(path)
+    }
+
+    private func stagedPath(_ sha256: String) -> String {
+        layout.staging + "/" + sha256 + Self.stagedSuffix
+    }
+
+    private func stagingEntries() throws -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: layout.staging)
+        } catch {
+            throw LibraryError.notWritable(path: layout.staging, reason: "cannot list it")
+        }
+    }
+
+    private func storeError(_ path: String, _ operation: String, _ code: Int32) -> Error {
+        if code == ENOSPC || code == EDQUOT { return LibraryError.diskFull(path: layout.root) }
+        return POSIXFileError(path: path, operation: operation, code: code)
+    }
+
+    /// mkdir -p, with errors that say what to do.
+    static func makeDirectory(_ path: String, library: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw LibraryError.notADirectory(path: path) }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            let code = errno
+            if code == ENOSPC { throw LibraryError.diskFull(path: library) }
+            throw LibraryError.cannotCreate(path: path, reason: code != 0 ? String(cString: strerror(code)) : "\(error)")
+        }
+    }
+}

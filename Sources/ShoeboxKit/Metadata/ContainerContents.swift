@@ -1,0 +1,34 @@
+/// What a container reader found without decoding pixels: the EXIF block and
+/// the pixel size of the main image, plus any problems met on the way.
+struct ContainerContents {
+    var format: ImageFormat
+    /// The TIFF structure holding the EXIF IFDs (starts with "II*\0" or "MM\0*"),
+    /// without any "Exif\0\0" prefix.
+    var exif: [UInt8]?
+    var width: Int?
+    var height: Int?
+    var warnings: [String] = []
+
+    init(format: ImageFormat) {
+        self.format = format
+    }
+
+    mutating func setSize(width: Int, height: Int) {
+        guard self.width == nil, width > 0, height > 0 else { return }
+        self.width = width
+        self.height = height
+    }
+
+    /// Accepts an EXIF payload with or without its "Exif\0\0" prefix (the
+    /// containers disagree); keeps the first one found.
+    mutating func setExif(_ payload: [UInt8], from place: String) {
+        guard exif == nil else { return }
+        var block = payload[...]
+        if block.starts(with: ExifBlockReader.exifHeader) { block = block.dropFirst(ExifBlockReader.exifHeader.count) }
+        guard TIFFStructure.isTIFFHeader(Array(block.prefix(4))) else {
+            warnings.append("\(place) does not hold a TIFF structure; EXIF ignored")
+            return
+        }
+        exif = Array(block)
+    }
+}

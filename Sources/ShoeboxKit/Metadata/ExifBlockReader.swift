@@ -1,0 +1,82 @@
+import CExif
+import CShim
+
+/// Parses one EXIF block with libexif and fills `PhotoMetadata`.
+///
+/// libexif is set up so that it neither invents tags (FOLLOW_SPECIFICATION
+/// unset) nor drops unknown ones; values are decoded from the raw bytes with
+/// the block's byte order, never from libexif's display text. GPS tags are
+/// looked up in the GPS IFD only (their numbers collide with Interop tags).
+enum ExifBlockReader {
+    static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+    /// libexif addresses at most 64 KiB of a block (the size of a JPEG APP1 segment).
+    static let maximumBlockSize = 0xFFFE
+
+    /// The IFDs in report order, with their names in the EXIF specification's terms.
+    static let groups: [(ifd: ExifIfd, name: String)] = [
+        (EXIF_IFD_0, "IFD0"), (EXIF_IFD_EXIF, "ExifIFD"), (EXIF_IFD_GPS, "GPS"),
+        (EXIF_IFD_INTEROPERABILITY, "Interop"), (EXIF_IFD_1, "IFD1"),
+    ]
+
+    /// Reads the TIFF structure `tiff` (without "Exif\0\0") into `metadata`.
+    static func read(tiff: [UInt8], into metadata: inout PhotoMetadata, includeAllTags: Bool) {
+        var block = tiff
+        if exifHeader.count + block.count > maximumBlockSize {
+            // Offsets past 64 KiB would be out of libexif's reach: rebuild a compact block.
+            let repacked = TIFFStructure.repack(MemoryByteSource(data: tiff))
+            metadata.warnings += repacked.warnings
+            guard let compact = repacked.tiff else { return }
+            block = compact
+        }
+        let payload = exifHeader + block
+        var warningText = [CChar](repeating: 0, count: 4096)
+        let loaded = payload.withUnsafeBufferPointer { bytes in
+            warningText.withUnsafeMutableBufferPointer { text in
+                shim_exif_load(bytes.baseAddress, UInt32(bytes.count), text.baseAddress, text.count)
+            }
+        }
+        guard let data = loaded else {
+            metadata.warnings.append("EXIF: out of memory while parsing")
+            return
+        }
+        defer { exif_data_unref(data) }
+        let libexifWarnings = warningText.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        for line in libexifWarnings.split(separator: "\n") where !metadata.warnings.contains("EXIF: \(line)") {
+            metadata.warnings.append("EXIF: \(line)")
+        }
+        let bigEndian = exif_data_get_byte_order(data) == EXIF_BYTE_ORDER_MOTOROLA
+        var fields = ExifFields()
+        for group in groups {
+            guard let content = shim_exif_data_ifd(data, group.ifd), let entries = content.pointee.entries else { continue }
+            for index in 0..<Int(content.pointee.count) {
+                guard let entry = entries[index]?.pointee else { continue }
+                let tag = UInt16(truncatingIfNeeded: entry.tag.rawValue)
+                let format = entry.format.rawValue
+                guard let size = ExifValue.componentSize(format: format), let bytes = entry.data else { continue }
+                let available = Int(entry.size) / size
+                let count = min(Int(clamping: entry.components), available)
+                if count < Int(clamping: entry.components) {
+                    metadata.warnings.append("EXIF: \(group.name) tag 0x\(String(tag, radix: 16)) holds fewer values than it declares")
+                }
+                let raw = Array(UnsafeBufferPointer(start: bytes, count: count * size))
+                guard let value = ExifValue(format: format, count: count, raw: raw, bigEndian: bigEndian) else { continue }
+                fields.values[ExifFields.Key(group: group.name, tag: tag)] = value
+                if includeAllTags {
+                    metadata.tags.append(ExifTag(
+                        group: group.name, name: tagName(tag, ifd: group.ifd), id: tag, value: value.displayText,
+                        numbers: value.numbers.compactMap { $0 }))
+                }
+            }
+        }
+        fields.apply(to: &metadata)
+    }
+
+    /// The tag's name in the EXIF specification, or "Tag0xNNNN" when libexif does not know it.
+    static func tagName(_ tag: UInt16, ifd: ExifIfd) -> String {
+        if let name = exif_tag_get_name_in_ifd(CExif.ExifTag(rawValue: UInt32(tag)), ifd) {
+            return String(cString: name)
+        }
+        let hex = String(tag, radix: 16, uppercase: true)
+        return "Tag0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}

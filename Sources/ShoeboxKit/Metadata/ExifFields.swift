@@ -1,0 +1,70 @@
+/// The decoded entries of one EXIF block, keyed by IFD and tag, and how they
+/// map onto `PhotoMetadata`'s fields.
+struct ExifFields {
+    struct Key: Hashable {
+        var group: String
+        var tag: UInt16
+    }
+
+    var values: [Key: ExifValue] = [:]
+
+    func value(_ group: String, _ tag: UInt16) -> ExifValue? { values[Key(group: group, tag: tag)] }
+
+    func text(_ group: String, _ tag: UInt16) -> String? {
+        guard let text = value(group, tag)?.string, !text.isEmpty else { return nil }
+        return text
+    }
+
+    func number(_ group: String, _ tag: UInt16) -> Double? { value(group, tag)?.firstNumber }
+
+    func apply(to metadata: inout PhotoMetadata) {
+        metadata.make = text("IFD0", 0x010F)
+        metadata.model = text("IFD0", 0x0110)
+        metadata.software = text("IFD0", 0x0131)
+        metadata.modifyDate = text("IFD0", 0x0132)
+        metadata.lensModel = text("ExifIFD", 0xA434)
+        metadata.dateTimeOriginal = text("ExifIFD", 0x9003)
+        metadata.createDate = text("ExifIFD", 0x9004)
+        metadata.offsetTimeOriginal = text("ExifIFD", 0x9011)
+        if let orientation = number("IFD0", 0x0112) {
+            if (1...8).contains(orientation) {
+                metadata.orientation = Int(orientation)
+            } else {
+                metadata.warnings.append("EXIF: Orientation \(NumberText.format(orientation)) is not one of 1...8; ignored")
+            }
+        }
+        metadata.exposureTime = number("ExifIFD", 0x829A)
+        metadata.fNumber = number("ExifIFD", 0x829D)
+        metadata.iso = number("ExifIFD", 0x8827).flatMap { Int(exactly: $0.rounded()) }
+        metadata.focalLength = number("ExifIFD", 0x920A)
+        metadata.gps = gpsPosition(warnings: &metadata.warnings)
+    }
+
+    /// Signed decimal degrees from the GPS IFD (south and west negative), altitude
+    /// negative below sea level.
+    private func gpsPosition(warnings: inout [String]) -> GPSPosition? {
+        guard let latitudeValue = value("GPS", 0x0002), let longitudeValue = value("GPS", 0x0004) else { return nil }
+        guard let latitude = degrees(latitudeValue), let longitude = degrees(longitudeValue),
+              abs(latitude) <= 90, abs(longitude) <= 180 else {
+            warnings.append("EXIF: GPS latitude/longitude are malformed; position ignored")
+            return nil
+        }
+        let south = text("GPS", 0x0001)?.uppercased().hasPrefix("S") ?? false
+        let west = text("GPS", 0x0003)?.uppercased().hasPrefix("W") ?? false
+        var altitude = number("GPS", 0x0006)
+        if let metres = altitude, let reference = number("GPS", 0x0005), reference == 1 { altitude = -metres }
+        return GPSPosition(latitude: south ? -latitude : latitude, longitude: west ? -longitude : longitude, altitude: altitude)
+    }
+
+    /// Degrees, minutes, seconds (any of them may be fractional) to decimal degrees.
+    private func degrees(_ value: ExifValue) -> Double? {
+        let parts = value.numbers
+        guard !parts.isEmpty else { return nil }
+        var total = 0.0
+        for (index, part) in parts.prefix(3).enumerated() {
+            guard let part else { return nil }
+            total += part / [1.0, 60.0, 3600.0][index]
+        }
+        return total
+    }
+}

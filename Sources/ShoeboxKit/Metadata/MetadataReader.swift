@@ -1,0 +1,47 @@
+/// Reads a photo's metadata (EXIF, GPS, pixel size) without decoding pixels.
+///
+/// Each container is walked by its own reader that touches only header bytes
+/// (JPEG segments up to SOS, PNG chunks up to IDAT, WebP chunk headers, ISO-BMFF
+/// meta boxes, TIFF IFDs); the EXIF block found there is parsed by libexif.
+/// Thread-safe: every call owns its file descriptor and libexif objects.
+public enum MetadataReader {
+    /// Reads metadata of the file at `path` without decoding pixels. Throws MetadataError when the file cannot be
+    /// read at all (missing, unreadable, not an image); damaged EXIF gives warnings in the result instead.
+    public static func read(path: String, includeAllTags: Bool = false) throws -> PhotoMetadata {
+        let source = try FileByteSource(path: path)
+        return try read(source, path: path, includeAllTags: includeAllTags)
+    }
+
+    /// The same for bytes in memory (fuzzing, data not yet written to disk); `name` is used in messages.
+    public static func read(bytes: [UInt8], name: String = "<memory>", includeAllTags: Bool = false) throws -> PhotoMetadata {
+        try read(MemoryByteSource(data: bytes), path: name, includeAllTags: includeAllTags)
+    }
+
+    static func read(_ source: ByteSource, path: String, includeAllTags: Bool) throws -> PhotoMetadata {
+        guard source.size > 0 else { throw MetadataError.empty(path: path) }
+        let prefix = try source.bytes(at: 0, count: FormatSniffer.prefixLength)
+        guard let sniffed = FormatSniffer.sniff(prefix) else { throw MetadataError.notAnImage(path: path) }
+        var contents = try ContainerReader.read(source, format: sniffed, path: path)
+        if contents.format == .tiff, let refined = rawFormat(forExtensionOf: path) { contents.format = refined }
+        var metadata = PhotoMetadata()
+        metadata.format = contents.format
+        metadata.width = contents.width
+        metadata.height = contents.height
+        metadata.warnings = contents.warnings
+        if let tiff = contents.exif {
+            ExifBlockReader.read(tiff: tiff, into: &metadata, includeAllTags: includeAllTags)
+        }
+        if metadata.width == nil && contents.exif == nil && !contents.warnings.isEmpty {
+            throw MetadataError.damaged(path: path, format: contents.format, detail: contents.warnings.joined(separator: "; "))
+        }
+        return metadata
+    }
+
+    /// TIFF-based raw files all start like TIFF; their extension tells them apart.
+    static func rawFormat(forExtensionOf path: String) -> ImageFormat? {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        let ext = path[path.index(after: dot)...].lowercased()
+        guard let format = ImageFormat(rawValue: ext), format.isTIFFBased, format != .tiff else { return nil }
+        return format
+    }
+}

@@ -1,0 +1,252 @@
+/// Reads the IFDs of a TIFF structure (a TIFF or TIFF-based raw file, or an
+/// EXIF block too large for libexif) straight from its source, checking every
+/// offset, and writes them again as one compact TIFF block that libexif can
+/// parse: IFD0, ExifIFD, GPS, Interop and IFD1 with their values, nothing else.
+/// Image data, strips and thumbnails are never read.
+enum TIFFStructure {
+    struct Repacked {
+        var tiff: [UInt8]?
+        var warnings: [String] = []
+        /// Pixel size of the largest full-resolution image among IFD0 and its SubIFDs.
+        var mainImageSize: (width: Int, height: Int)?
+        /// IFD0 has a DNGVersion tag.
+        var isDNG = false
+    }
+
+    struct Entry {
+        var tag: UInt16
+        var type: UInt16
+        var count: UInt32
+        /// The value's bytes, in the source's byte order.
+        var data: [UInt8]
+    }
+
+    /// Largest IFD we accept; real ones have a few dozen entries.
+    static let maximumEntries = 1000
+    /// Values larger than this (maker notes, strip tables) are left out of the compact block.
+    static let maximumValueSize = 16 * 1024
+    static let exifPointer: UInt16 = 0x8769, gpsPointer: UInt16 = 0x8825, interopPointer: UInt16 = 0xA005
+    static let subIFDs: UInt16 = 0x014A
+    /// Tags whose values are offsets into the original file: meaningless once repacked.
+    static let droppedTags: Set<UInt16> = [0x0111, 0x0117, 0x0144, 0x0145, 0x0201, 0x0202, 0x014A, 0x927C]
+
+    static func isTIFFHeader(_ b: [UInt8]) -> Bool {
+        b.count >= 4 && (b[0...3] == [0x49, 0x49, 0x2A, 0x00] || b[0...3] == [0x4D, 0x4D, 0x00, 0x2A])
+    }
+
+    static func repack(_ source: ByteSource) -> Repacked {
+        var reader = Reader(source: source)
+        var result = Repacked()
+        do {
+            try reader.run(&result)
+        } catch {
+            result.warnings.append("TIFF structure: \(error)")
+        }
+        result.warnings += reader.warnings
+        return result
+    }
+
+    /// Walks one source. Not shared between threads.
+    struct Reader {
+        let source: ByteSource
+        var bigEndian = false
+        var visited: Set<Int> = []
+        var warnings: [String] = []
+
+        init(source: ByteSource) {
+            self.source = source
+        }
+
+        mutating func run(_ result: inout Repacked) throws {
+            guard let header = try source.exactly(at: 0, count: 8) else {
+                warnings.append("TIFF header cut off (file truncated)")
+                return
+            }
+            switch (header[0], header[1]) {
+            case (0x49, 0x49): bigEndian = false
+            case (0x4D, 0x4D): bigEndian = true
+            default:
+                warnings.append("not a TIFF structure (byte order mark missing)")
+                return
+            }
+            let magic = uint(header, 2, 2)
+            // 42: TIFF; 0x4F52/0x5352: Olympus ORF; 0x55: Panasonic RW2.
+            guard [42, 0x4F52, 0x5352, 0x55].contains(magic) else {
+                warnings.append("not a TIFF structure (magic number \(magic))")
+                return
+            }
+            let ifd0Offset = Int(uint(header, 4, 4))
+            guard let (ifd0, next) = try readIFD(at: ifd0Offset, name: "IFD0") else { return }
+            result.isDNG = ifd0.contains { $0.tag == 0xC612 }
+            result.mainImageSize = try mainImageSize(ifd0: ifd0)
+            let exif = try child(of: ifd0, pointer: TIFFStructure.exifPointer, name: "ExifIFD")
+            let gps = try child(of: ifd0, pointer: TIFFStructure.gpsPointer, name: "GPS")
+            let interop = try exif.flatMap { try child(of: $0, pointer: TIFFStructure.interopPointer, name: "Interop") }
+            var ifd1: [Entry]?
+            if next != 0 { ifd1 = try readIFD(at: next, name: "IFD1")?.0 }
+            result.tiff = write(ifd0: ifd0, exif: exif, gps: gps, interop: interop, ifd1: ifd1)
+        }
+
+        private mutating func child(of parent: [Entry], pointer: UInt16, name: String) throws -> [Entry]? {
+            guard let entry = parent.first(where: { $0.tag == pointer }) else { return nil }
+            guard entry.data.count >= 4 else {
+                warnings.append("\(name) pointer is malformed")
+                return nil
+            }
+            return try readIFD(at: Int(uint(entry.data, 0, 4)), name: name)?.0
+        }
+
+        /// The entries of the IFD at `offset` and the offset of the next IFD (0 for none).
+        mutating func readIFD(at offset: Int, name: String) throws -> ([Entry], Int)? {
+            guard offset >= 8, offset < source.size else {
+                warnings.append("\(name) offset \(offset) points outside the data (\(source.size) bytes)")
+                return nil
+            }
+            guard visited.insert(offset).inserted else {
+                warnings.append("\(name) offset \(offset) points back into an IFD already read (loop); skipped")
+                return nil
+            }
+            guard let countBytes = try source.exactly(at: offset, count: 2) else { return nil }
+            var count = Int(uint(countBytes, 0, 2))
+            if count == 0 || count > TIFFStructure.maximumEntries {
+                warnings.append("\(name) declares an absurd number of entries (\(count)); skipped")
+                return nil
+            }
+            let available = (source.size - offset - 2) / 12
+            if count > available {
+                warnings.append("\(name) declares \(count) entries but only \(available) fit in the data (truncated)")
+                count = available
+            }
+            let table = try source.bytes(at: offset + 2, count: count * 12 + 4)
+            var entries: [Entry] = []
+            for index in 0..<count {
+                let base = index * 12
+                let tag = UInt16(uint(table, base, 2)), type = UInt16(uint(table, base + 2, 2))
+                let components = UInt32(uint(table, base + 4, 4))
+                guard let size = ExifValue.componentSize(format: UInt32(type)) else {
+                    warnings.append("\(name) tag 0x\(String(tag, radix: 16)) has an unknown value type \(type); skipped")
+                    continue
+                }
+                let length = Int(components) * size
+                if length <= 4 {
+                    entries.append(Entry(tag: tag, type: type, count: components, data: Array(table[base + 8..<base + 8 + length])))
+                    continue
+                }
+                if TIFFStructure.droppedTags.contains(tag) && tag != TIFFStructure.subIFDs { continue }
+                let valueOffset = Int(uint(table, base + 8, 4))
+                guard valueOffset <= source.size, length <= source.size - valueOffset else {
+                    warnings.append("\(name) tag 0x\(String(tag, radix: 16)) points outside the data (\(length) bytes at \(valueOffset)); skipped")
+                    continue
+                }
+                if length > TIFFStructure.maximumValueSize && tag != TIFFStructure.subIFDs { continue }
+                guard let data = try source.exactly(at: valueOffset, count: length) else { continue }
+                entries.append(Entry(tag: tag, type: type, count: components, data: data))
+            }
+            let next = table.count >= count * 12 + 4 ? Int(uint(table, count * 12, 4)) : 0
+            return (entries, next)
+        }
+
+        /// The largest image not marked as reduced-resolution (NewSubfileType bit 0)
+        /// among IFD0 and the SubIFDs it lists.
+        private mutating func mainImageSize(ifd0: [Entry]) throws -> (width: Int, height: Int)? {
+            var candidates = [ifd0]
+            if let sub = ifd0.first(where: { $0.tag == TIFFStructure.subIFDs }) {
+                let pointers = ExifValue(format: UInt32(sub.type), count: Int(sub.count), raw: sub.data, bigEndian: bigEndian)
+                if case .integers(let offsets)? = pointers {
+                    for offset in offsets.prefix(8) {
+                        if let (entries, _) = try readIFD(at: Int(offset), name: "SubIFD") { candidates.append(entries) }
+                    }
+                }
+            }
+            var best: (width: Int, height: Int)?
+            for entries in candidates {
+                func number(_ tag: UInt16) -> Int? {
+                    guard let entry = entries.first(where: { $0.tag == tag }),
+                          let value = ExifValue(format: UInt32(entry.type), count: Int(entry.count), raw: entry.data, bigEndian: bigEndian),
+                          case .integers(let values) = value, let first = values.first else { return nil }
+                    return Int(first)
+                }
+                if let subfile = number(0x00FE), subfile & 1 == 1 { continue }
+                guard let width = number(0x0100), let height = number(0x0101), width > 0, height > 0 else { continue }
+                if best == nil || width * height > best!.width * best!.height { best = (width, height) }
+            }
+            return best
+        }
+
+        // MARK: Writing the compact block
+
+        private func write(ifd0: [Entry], exif: [Entry]?, gps: [Entry]?, interop: [Entry]?, ifd1: [Entry]?) -> [UInt8] {
+            func clean(_ entries: [Entry]) -> [Entry] {
+                entries.filter { ![TIFFStructure.exifPointer, TIFFStructure.gpsPointer, TIFFStructure.interopPointer].contains($0.tag) && !TIFFStructure.droppedTags.contains($0.tag) }
+            }
+            var ifd0Entries = clean(ifd0)
+            var exifEntries = exif.map(clean)
+            let gpsEntries = gps.map(clean), interopEntries = interop.map(clean), ifd1Entries = ifd1.map(clean)
+            // Placeholders for the pointers; their values are filled in once the layout is known.
+            if exifEntries != nil { ifd0Entries.append(pointerEntry(TIFFStructure.exifPointer)) }
+            if gpsEntries != nil { ifd0Entries.append(pointerEntry(TIFFStructure.gpsPointer)) }
+            if interopEntries != nil { exifEntries?.append(pointerEntry(TIFFStructure.interopPointer)) }
+            let order: [[Entry]?] = [ifd0Entries, exifEntries, gpsEntries, interopEntries, ifd1Entries]
+            var offsets: [Int?] = []
+            var position = 8
+            for ifd in order {
+                guard let ifd else { offsets.append(nil); continue }
+                offsets.append(position)
+                position += TIFFStructure.encodedSize(ifd)
+            }
+            func patch(_ entries: inout [Entry], _ tag: UInt16, _ target: Int?) {
+                guard let target, let index = entries.firstIndex(where: { $0.tag == tag }) else { return }
+                entries[index].data = bytes(UInt64(target), 4)
+            }
+            patch(&ifd0Entries, TIFFStructure.exifPointer, offsets[1])
+            patch(&ifd0Entries, TIFFStructure.gpsPointer, offsets[2])
+            if exifEntries != nil { patch(&exifEntries!, TIFFStructure.interopPointer, offsets[3]) }
+            var out: [UInt8] = bigEndian ? [0x4D, 0x4D, 0x00, 0x2A] : [0x49, 0x49, 0x2A, 0x00]
+            out += bytes(8, 4)
+            let final: [[Entry]?] = [ifd0Entries, exifEntries, gpsEntries, interopEntries, ifd1Entries]
+            for (index, ifd) in final.enumerated() {
+                guard let ifd, let start = offsets[index] else { continue }
+                let next = index == 0 ? (offsets[4] ?? 0) : 0
+                out += encode(ifd, at: start, next: next)
+            }
+            return out
+        }
+
+        private func pointerEntry(_ tag: UInt16) -> Entry {
+            Entry(tag: tag, type: 4, count: 1, data: [0, 0, 0, 0])
+        }
+
+        private func encode(_ entries: [Entry], at start: Int, next: Int) -> [UInt8] {
+            var table = bytes(UInt64(entries.count), 2)
+            var values: [UInt8] = []
+            let valuesStart = start + 2 + entries.count * 12 + 4
+            for entry in entries {
+                table += bytes(UInt64(entry.tag), 2) + bytes(UInt64(entry.type), 2) + bytes(UInt64(entry.count), 4)
+                if entry.data.count <= 4 {
+                    table += entry.data + [UInt8](repeating: 0, count: 4 - entry.data.count)
+                } else {
+                    table += bytes(UInt64(valuesStart + values.count), 4)
+                    values += entry.data
+                    if values.count % 2 == 1 { values.append(0) }
+                }
+            }
+            return table + bytes(UInt64(next), 4) + values
+        }
+
+        private func bytes(_ value: UInt64, _ width: Int) -> [UInt8] {
+            (0..<width).map { i in UInt8(truncatingIfNeeded: value >> (8 * UInt64(bigEndian ? width - 1 - i : i))) }
+        }
+
+        func uint(_ b: [UInt8], _ offset: Int, _ width: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for i in 0..<width {
+                value = value << 8 | UInt64(b[offset + (bigEndian ? i : width - 1 - i)])
+            }
+            return value
+        }
+    }
+
+    static func encodedSize(_ entries: [Entry]) -> Int {
+        2 + entries.count * 12 + 4 + entries.reduce(0) { $0 + ($1.data.count > 4 ? ($1.data.count + 1) & ~1 : 0) }
+    }
+}

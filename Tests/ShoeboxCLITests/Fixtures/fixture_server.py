@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Loopback HTTP server for Shoebox's fetch tests. Binds 127.0.0.1 on a free
+port, prints the port on stdout, and serves each behaviour the tests need:
+
+  /photo/NAME?seed=S&ct=TYPE&date=EXIFDATE&lat=..&lon=..&alt=..&lm=HTTPDATE&etag=E&cd=FILENAME
+        a small JPEG with EXIF (Make, Model, DateTimeOriginal, GPS); distinct per seed/NAME;
+        ct=none omits Content-Type; etag/lm enable conditional requests (304).
+  /png/NAME, /html, /empty, /text, /status/CODE
+  /flaky/KEY?status=503&times=1&retry_after=2     fails `times` times, then a photo
+  /truncate-once/KEY, /truncate-always/KEY        body shorter than Content-Length
+  /big/KEY?size=N&cl=0|1                          N bytes (JPEG magic + zeros), with or without Content-Length
+  /stall/KEY                                      headers and a little body, then silence
+  /redirect/N, /redirect-loop, /redirect-to?to=URL
+  /gzip/NAME                                      a photo sent with Content-Encoding: gzip
+  /slow/NAME?delay=SECONDS                        a photo after a delay
+  /_log/KEY    JSON: request times (monotonic seconds) seen for KEY
+  /_sent/KEY   JSON: body bytes actually written for KEY
+"""
+import base64, gzip, json, struct, sys, threading, time, zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse, parse_qs, unquote
+
+TINY_JPEG = base64.b64decode(
+    "/9j/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/wAALCAAIAAgBAREA/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl5ufo6erx8vP09fb3+Pn6/9oACAEBAAA/APn+v//Z")
+
+state_lock = threading.Lock()
+request_log = {}
+sent_bytes = {}
+counters = {}
+
+
+def tiff_exif(make, model, date, lat, lon, alt):
+    """A little-endian TIFF block: IFD0 (Make, Model, ExifIFD, GPS), ExifIFD (DateTimeOriginal), GPS IFD."""
+    def ascii_value(s):
+        return s.encode() + b"\0"
+
+    def rational(num, den):
+        return struct.pack("<II", num, den)
+
+    def dms(value):
+        value = abs(value)
+        d = int(value)
+        m = int((value - d) * 60)
+        s = round(((value - d) * 60 - m) * 60 * 10000)
+        return rational(d, 1) + rational(m, 1) + rational(s, 10000)
+
+    def build_ifd(entries, start):
+        # entries: (tag, type, count, bytes); returns (ifd bytes, data bytes)
+        count = len(entries)
+        data_offset = start + 2 + count * 12 + 4
+        ifd = struct.pack("<H", count)
+        data = b""
+        for tag, typ, n, payload in sorted(entries):
+            if len(payload) <= 4:
+                ifd += struct.pack("<HHI", tag, typ, n) + payload.ljust(4, b"\0")
+            else:
+                ifd += struct.pack("<HHII", tag, typ, n, data_offset + len(data))
+                data += payload
+                if len(data) % 2:
+                    data += b"\0"
+        ifd += struct.pack("<I", 0)
+        return ifd, data
+
+    ifd0_entries = [(0x010F, 2, len(ascii_value(make)), ascii_value(make)),
+                    (0x0110, 2, len(ascii_value(model)), ascii_value(model))]
+    # Placeholders for sub-IFD pointers; sizes are fixed so offsets can be computed in two passes.
+    ifd0_entries.append((0x8769, 4, 1, struct.pack("<I", 0)))
+    if lat is not None:
+        ifd0_entries.append((0x8825, 4, 1, struct.pack("<I", 0)))
+    ifd0, data0 = build_ifd(ifd0_entries, 8)
+    exif_start = 8 + len(ifd0) + len(data0)
+    exif_entries = [(0x9003, 2, 20, ascii_value(date))] if date else [(0x9000, 7, 4, b"0232")]
+    exif_ifd, exif_data = build_ifd(exif_entries, exif_start)
+    gps_start = exif_start + len(exif_ifd) + len(exif_data)
+    gps_block = b""
+    if lat is not None:
+        gps_entries = [
+            (0x0000, 1, 4, bytes([2, 3, 0, 0])),
+            (0x0001, 2, 2, b"N\0" if lat >= 0 else b"S\0"), (0x0002, 5, 3, dms(lat)),
+            (0x0003, 2, 2, b"E\0" if lon >= 0 else b"W\0"), (0x0004, 5, 3, dms(lon)),
+        ]
+        if alt is not None:
+            gps_entries += [(0x0005, 1, 1, bytes([0 if alt >= 0 else 1])), (0x0006, 5, 1, rational(int(abs(alt) * 100), 100))]
+        gps_ifd, gps_data = build_ifd(gps_entries, gps_start)
+        gps_block = gps_ifd + gps_data
+    ifd0_entries = [e for e in ifd0_entries if e[0] not in (0x8769, 0x8825)]
+    ifd0_entries.append((0x8769, 4, 1, struct.pack("<I", exif_start)))
+    if lat is not None:
+        ifd0_entries.append((0x8825, 4, 1, struct.pack("<I", gps_start)))
+    ifd0, data0 = build_ifd(ifd0_entries, 8)
+    return b"II*\0" + struct.pack("<I", 8) + ifd0 + data0 + exif_ifd + exif_data + gps_block
+
+
+def jpeg_with_exif(seed, make="TestCam", model="Model 1", date=None, lat=None, lon=None, alt=None):
+    exif = b"Exif\0\0" + tiff_exif(make, model, date, lat, lon, alt)
+    app1 = b"\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif
+    comment = ("seed:" + seed).encode()
+    com = b"\xff\xfe" + struct.pack(">H", len(comment) + 2) + comment
+    return TINY_JPEG[:2] + app1 + com + TINY_JPEG[2:]
+
+
+def tiny_png(seed):
+    raw = b"\0" + bytes([len(seed) % 256, 0, 0])
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    text = chunk(b"tEXt", b"Comment\0" + seed.encode())
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+            + text + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send_body(self, status, body, content_type="image/jpeg", headers=None):
+        self.send_response(status)
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def note(self, key):
+        with state_lock:
+            request_log.setdefault(key, []).append(time.monotonic())
+            counters[key] = counters.get(key, 0) + 1
+            return counters[key]
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        q = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        parts = url.path.split("/")
+        kind = parts[1] if len(parts) > 1 else ""
+        rest = "/".join(parts[2:])
+        key = unquote(rest) or kind
+        try:
+            getattr(self, "route_" + kind.replace("-", "_"), self.route_missing)(key, q)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def route_missing(self, key, q):
+        self.send_body(404, b"not found", "text/plain")
+
+    def photo_bytes(self, key, q):
+        lat = float(q["lat"]) if "lat" in q else None
+        lon = float(q["lon"]) if "lon" in q else None
+        alt = float(q["alt"]) if "alt" in q else None
+        return jpeg_with_exif(q.get("seed", key), q.get("make", "TestCam"), q.get("model", "Model 1"),
+                              q.get("date"), lat, lon, alt)
+
+    def route_photo(self, key, q):
+        self.note(key)
+        body = self.photo_bytes(key, q)
+        headers = {}
+        if "etag" in q:
+            headers["ETag"] = '"%s"' % q["etag"]
+            if self.headers.get("If-None-Match") == headers["ETag"]:
+                self.send_response(304)
+                self.send_header("ETag", headers["ETag"])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+        if "lm" in q:
+            headers["Last-Modified"] = q["lm"]
+        if "cd" in q:
+            headers["Content-Disposition"] = 'attachment; filename="%s"' % q["cd"]
+        ct = q.get("ct", "image/jpeg")
+        self.send_body(200, body, None if ct == "none" else ct, headers)
+
+    def route_png(self, key, q):
+        self.send_body(200, tiny_png(key), q.get("ct", "image/png"))
+
+    def route_html(self, key, q):
+        self.send_body(200, b"<!doctype html><html><body>Error: not found</body></html>", "text/html; charset=utf-8")
+
+    def route_text(self, key, q):
+        self.send_body(200, b"just some text\n", q.get("ct", "image/jpeg"))
+
+    def route_empty(self, key, q):
+        self.send_body(200, b"", "image/jpeg")
+
+    def route_status(self, key, q):
+        self.note("status/" + key)
+        self.send_body(int(key), b"error page", "text/html")
+
+    def route_flaky(self, key, q):
+        n = self.note("flaky/" + key)
+        if n <= int(q.get("times", "1")):
+            headers = {"Retry-After": q["retry_after"]} if "retry_after" in q else {}
+            self.send_body(int(q.get("status", "503")), b"try later", "text/plain", headers)
+        else:
+            self.send_body(200, self.photo_bytes(key, q))
+
+    def truncated(self, key, q, always):
+        n = self.note("trunc/" + key)
+        body = self.photo_bytes(key, q)
+        if always or n == 1:
+            self.send_response(200)
+            self.send_header("Content-Type", "image/jpeg")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+        else:
+            self.send_body(200, body)
+
+    def route_truncate_once(self, key, q):
+        self.truncated(key, q, False)
+
+    def route_truncate_always(self, key, q):
+        self.truncated(key, q, True)
+
+    def route_big(self, key, q):
+        self.note("big/" + key)
+        size = int(q.get("size", "1000000"))
+        with_length = q.get("cl", "1") == "1"
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        if with_length:
+            self.send_header("Content-Length", str(size))
+        else:
+            self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunk = b"\xff\xd8\xff\xe0" + b"\0" * 65532
+        sent = 0
+        try:
+            while sent < size:
+                piece = chunk[: min(len(chunk), size - sent)]
+                if with_length:
+                    self.wfile.write(piece)
+                else:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
+                sent += len(piece)
+                with state_lock:
+                    sent_bytes[key] = sent
+                time.sleep(0.002)
+            if not with_length:
+                self.wfile.write(b"0\r\n\r\n")
+        finally:
+            with state_lock:
+                sent_bytes[key] = sent
+            self.close_connection = True
+
+    def route_stall(self, key, q):
+        self.note("stall/" + key)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        self.wfile.write(b"\xff\xd8\xff\xe0" + b"\0" * 100)
+        self.wfile.flush()
+        time.sleep(float(q.get("for", "20")))
+        self.close_connection = True
+
+    def route_redirect(self, key, q):
+        n = int(key or "1")
+        target = "/redirect/%d" % (n - 1) if n > 1 else "/photo/redirected?seed=redirect"
+        self.redirect(target)
+
+    def route_redirect_loop(self, key, q):
+        self.redirect("/redirect-loop/x")
+
+    def route_redirect_to(self, key, q):
+        self.redirect(q["to"])
+
+    def redirect(self, location):
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def route_gzip(self, key, q):
+        body = gzip.compress(self.photo_bytes(key, q))
+        self.send_body(200, body, "image/jpeg", {"Content-Encoding": "gzip"})
+
+    def route_slow(self, key, q):
+        time.sleep(float(q.get("delay", "0.05")))
+        self.send_body(200, self.photo_bytes(key, q))
+
+    def route__log(self, key, q):
+        with state_lock:
+            self.send_body(200, json.dumps(request_log.get(key, [])).encode(), "application/json")
+
+    def route__sent(self, key, q):
+        with state_lock:
+            self.send_body(200, json.dumps(sent_bytes.get(key, 0)).encode(), "application/json")
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+if __name__ == "__main__":
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    # Stop with the test process: exit when stdin closes.
+    threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()
+    server.serve_forever()

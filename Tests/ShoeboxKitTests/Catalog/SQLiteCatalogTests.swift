@@ -1,0 +1,386 @@
+import Foundation
+import XCTest
+@testable import ShoeboxKit
+
+final class SQLiteCatalogTests: XCTestCase {
+    private var folder = ""
+    private var catalogPath: String { folder + "/catalog.sqlite" }
+
+    override func setUpWithError() throws {
+        folder = NSTemporaryDirectory() + "catalog-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    private func original(_ n: Int, path: String? = nil) -> OriginalRecord {
+        OriginalRecord(
+            sha256: String(repeating: String(n % 10), count: 64), path: path ?? "originals/2024/05/0\(n % 10)/IMG_\(n).jpg",
+            bytes: Int64(1000 + n), contentType: "image/jpeg", width: 4000, height: 3000,
+            takenAt: "2024:05:01 12:00:0\(n % 10)", make: "Canon", model: "EOS \(n)",
+            gpsLatitude: 48.858_370_123, gpsLongitude: -2.294_481_987, gpsAltitude: 35.25,
+            orientation: 6, addedAt: "2026-11-30T01:00:00Z")
+    }
+
+    private func hash(_ n: Int) -> String { String(repeating: String(n % 10), count: 64) }
+
+    private func source(_ url: String, sha: String?, outcome: FetchOutcome = .stored) -> SourceRecord {
+        SourceRecord(
+            url: url, finalURL: url + "?final", sha256: sha, etag: "\"e-\(url.count)\"",
+            lastModified: "Wed, 01 May 2024 10:00:00 GMT", httpStatus: 200, fetchedAt: "2026-11-30T01:02:03Z",
+            outcome: outcome, reason: outcome.isSuccess ? nil : "HTTP 404")
+    }
+
+    private func thumbnail(_ sha: String, size: String) -> ThumbnailRecord {
+        ThumbnailRecord(
+            originalSHA256: sha, size: size, path: "thumbnails/\(size)/\(sha.prefix(2))/\(sha).jpg", format: "jpeg",
+            width: 256, height: 192, bytes: 12_345, createdAt: "2026-11-30T01:05:00Z")
+    }
+
+    // MARK: Opening and schema
+
+    func testNewCatalogIsCreatedInWALModeWithSchemaVersion() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.insertOriginal(original(1))
+        let header = try XCTUnwrap(FileManager.default.contents(atPath: catalogPath))
+        XCTAssertEqual(header.prefix(16), Data("SQLite format 3\0".utf8))
+        XCTAssertEqual(header[18], 2, "file format write version 2 means WAL")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: catalogPath + "-wal"))
+        let raw = try SQLiteConnection(path: catalogPath, readOnly: true)
+        let version = try raw.query("SELECT value FROM meta WHERE key='schema_version'") { $0.string(0) }
+        XCTAssertEqual(version, ["\(SQLiteCatalog.schemaVersion)"])
+        let indexes = try raw.query("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='sources'") {
+            $0.string(0) ?? ""
+        }
+        XCTAssertTrue(indexes.contains("sources_sha256"))
+    }
+
+    func testDataSurvivesCloseAndReopen() throws {
+        var catalog: SQLiteCatalog? = try SQLiteCatalog(path: catalogPath)
+        try catalog?.insertOriginal(original(1))
+        try catalog?.upsertSource(source("http://a/1.jpg", sha: hash(1)))
+        catalog?.close()
+        catalog = nil
+        let reopened = try SQLiteCatalog(path: catalogPath)
+        XCTAssertEqual(try reopened.original(sha256: hash(1)), original(1))
+        XCTAssertEqual(try reopened.source(url: "http://a/1.jpg"), source("http://a/1.jpg", sha: hash(1)))
+    }
+
+    func testReadOnlyCatalogReadsButRefusesWrites() throws {
+        let writer = try SQLiteCatalog(path: catalogPath)
+        try writer.insertOriginal(original(1))
+        let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try reader.countOriginals(), 1)
+        XCTAssertThrowsError(try reader.insertOriginal(original(2))) { error in
+            guard case CatalogError.unwritable(let path, _) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(path, catalogPath)
+        }
+    }
+
+    func testReadOnlyOpenOfMissingFileIsUnreadableAndCreatesNothing() {
+        XCTAssertThrowsError(try SQLiteCatalog(path: catalogPath, readOnly: true)) { error in
+            guard case CatalogError.unreadable = error else { return XCTFail("got \(error)") }
+            XCTAssertTrue("\(error)".contains(catalogPath))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: catalogPath))
+    }
+
+    func testOpenInMissingFolderIsUnwritable() {
+        let path = folder + "/no/such/folder/catalog.sqlite"
+        XCTAssertThrowsError(try SQLiteCatalog(path: path)) { error in
+            guard case CatalogError.unwritable(let errorPath, let detail) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(errorPath, path)
+            XCTAssertTrue(detail.contains("does not exist"), detail)
+        }
+    }
+
+    func testFolderInPlaceOfCatalogIsUnreadable() throws {
+        try FileManager.default.createDirectory(atPath: catalogPath, withIntermediateDirectories: false)
+        XCTAssertThrowsError(try SQLiteCatalog(path: catalogPath)) { error in
+            guard case CatalogError.unreadable = error else { return XCTFail("got \(error)") }
+        }
+    }
+
+    func testGarbageFileIsReportedCorruptWithRemedyAndLeftUntouched() throws {
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        XCTAssertTrue(FileManager.default.createFile(atPath: catalogPath, contents: garbage))
+        XCTAssertThrowsError(try SQLiteCatalog(path: catalogPath)) { error in
+            guard case CatalogError.corrupt = error else { return XCTFail("got \(error)") }
+            let message = "\(error)"
+            XCTAssertTrue(message.contains(catalogPath), message)
+            XCTAssertTrue(message.contains("shoebox reindex --library \(folder)"), message)
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: catalogPath), garbage)
+    }
+
+    func testDamagedPageFailsQuickCheckAsCorrupt() throws {
+        do {
+            let catalog = try SQLiteCatalog(path: catalogPath)
+            try catalog.transaction {
+                for n in 0..<400 {
+                    try catalog.upsertSource(source("http://example.test/\(n)/" + String(repeating: "x", count: 200), sha: nil, outcome: .failed))
+                }
+            }
+            catalog.close()
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: catalogPath + "-wal"), "close checkpoints the WAL")
+        var bytes = try XCTUnwrap(FileManager.default.contents(atPath: catalogPath))
+        XCTAssertGreaterThan(bytes.count, 4096 * 8)
+        for offset in (4096 * 4)..<(4096 * 6) { bytes[offset] = 0xA5 }
+        try bytes.write(to: URL(fileURLWithPath: catalogPath))
+        XCTAssertThrowsError(try SQLiteCatalog(path: catalogPath, readOnly: true)) { error in
+            guard case CatalogError.corrupt = error else { return XCTFail("got \(error)") }
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: catalogPath), bytes, "never repaired or replaced")
+    }
+
+    func testNewerSchemaIsRefused() throws {
+        _ = try SQLiteCatalog(path: catalogPath)
+        do {
+            let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
+            try raw.run("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+        }
+        XCTAssertThrowsError(try SQLiteCatalog(path: catalogPath)) { error in
+            XCTAssertEqual(error as? CatalogError, .schemaTooNew(path: catalogPath, found: 99, supported: SQLiteCatalog.schemaVersion))
+            XCTAssertTrue("\(error)".contains("upgrade shoebox"))
+        }
+    }
+
+    func testForeignDatabaseIsNotTakenOver() throws {
+        do {
+            let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
+            try raw.execute("CREATE TABLE photos (id INTEGER)")
+        }
+        XCTAssertThrowsError(try SQLiteCatalog(path: catalogPath)) { error in
+            guard case CatalogError.corrupt = error else { return XCTFail("got \(error)") }
+        }
+    }
+
+    // MARK: Originals
+
+    func testOriginalRoundTripsEveryFieldBySHAAndByPath() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        let full = original(1)
+        let sparse = OriginalRecord(sha256: hash(2), path: "originals/x.png", bytes: 5, contentType: "image/png", addedAt: "t")
+        try catalog.insertOriginal(full)
+        try catalog.insertOriginal(sparse)
+        XCTAssertEqual(try catalog.original(sha256: hash(1)), full)
+        XCTAssertEqual(try catalog.original(path: full.path), full)
+        XCTAssertEqual(try catalog.original(sha256: hash(2)), sparse)
+        XCTAssertEqual(try catalog.original(path: "originals/x.png"), sparse)
+        XCTAssertNil(try catalog.original(sha256: hash(3)))
+        XCTAssertNil(try catalog.original(path: "originals/none.jpg"))
+    }
+
+    func testInsertOriginalRejectsKnownHashOrPath() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.insertOriginal(original(1))
+        XCTAssertThrowsError(try catalog.insertOriginal(original(1, path: "originals/other.jpg"))) { error in
+            guard case CatalogError.constraint = error else { return XCTFail("got \(error)") }
+        }
+        XCTAssertThrowsError(try catalog.insertOriginal(original(2, path: original(1).path))) { error in
+            guard case CatalogError.constraint = error else { return XCTFail("got \(error)") }
+        }
+        XCTAssertEqual(try catalog.countOriginals(), 1)
+    }
+
+    func testAllOriginalsAreInPathOrderAndCounted() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        XCTAssertEqual(try catalog.countOriginals(), 0)
+        XCTAssertEqual(try catalog.allOriginals(), [])
+        let records = [original(3, path: "originals/c.jpg"), original(1, path: "originals/a.jpg"), original(2, path: "originals/b.jpg")]
+        for record in records { try catalog.insertOriginal(record) }
+        XCTAssertEqual(try catalog.allOriginals().map(\.path), ["originals/a.jpg", "originals/b.jpg", "originals/c.jpg"])
+        XCTAssertEqual(try catalog.countOriginals(), 3)
+    }
+
+    // MARK: Sources
+
+    func testUpsertSourceInsertsThenReplacesTheRowForItsURL() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.insertOriginal(original(1))
+        XCTAssertNil(try catalog.source(url: "http://a/1.jpg"))
+        let failed = source("http://a/1.jpg", sha: nil, outcome: .failed)
+        try catalog.upsertSource(failed)
+        XCTAssertEqual(try catalog.source(url: "http://a/1.jpg"), failed)
+        let stored = source("http://a/1.jpg", sha: hash(1))
+        try catalog.upsertSource(stored)
+        XCTAssertEqual(try catalog.source(url: "http://a/1.jpg"), stored)
+        XCTAssertEqual(try catalog.countSources(), 1)
+    }
+
+    func testSourcesBySHAAndAllSources() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.insertOriginal(original(1))
+        try catalog.insertOriginal(original(2))
+        let rows = [
+            source("http://b/dup.jpg", sha: hash(1), outcome: .duplicate), source("http://a/1.jpg", sha: hash(1)),
+            source("http://c/2.jpg", sha: hash(2)), source("http://d/404", sha: nil, outcome: .failed),
+        ]
+        for row in rows { try catalog.upsertSource(row) }
+        XCTAssertEqual(try catalog.sources(sha256: hash(1)).map(\.url), ["http://a/1.jpg", "http://b/dup.jpg"])
+        XCTAssertEqual(try catalog.sources(sha256: hash(2)), [rows[2]])
+        XCTAssertEqual(try catalog.sources(sha256: hash(3)), [])
+        XCTAssertEqual(try catalog.allSources().map(\.url), ["http://a/1.jpg", "http://b/dup.jpg", "http://c/2.jpg", "http://d/404"])
+    }
+
+    func testSourceNamingAnUnknownOriginalIsRefused() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        XCTAssertThrowsError(try catalog.upsertSource(source("http://a/1.jpg", sha: hash(7)))) { error in
+            guard case CatalogError.constraint = error else { return XCTFail("got \(error)") }
+        }
+        XCTAssertNil(try catalog.source(url: "http://a/1.jpg"))
+    }
+
+    func testSourceMayPrecedeItsOriginalInsideATransaction() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.transaction {
+            try catalog.upsertSource(source("http://a/1.jpg", sha: hash(1)))
+            try catalog.insertOriginal(original(1))
+        }
+        XCTAssertEqual(try catalog.sources(sha256: hash(1)).count, 1)
+    }
+
+    // MARK: Thumbnails
+
+    func testThumbnailsUpsertListAndRemove() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.insertOriginal(original(1))
+        try catalog.insertOriginal(original(2))
+        let small = thumbnail(hash(1), size: "256")
+        let large = thumbnail(hash(1), size: "1024")
+        let other = thumbnail(hash(2), size: "256")
+        for record in [small, large, other] { try catalog.upsertThumbnail(record) }
+        XCTAssertEqual(try catalog.thumbnails(sha256: hash(1)), [large, small])
+        XCTAssertEqual(try catalog.allThumbnails().count, 3)
+        var remade = small
+        remade.bytes = 999
+        remade.width = 200
+        try catalog.upsertThumbnail(remade)
+        XCTAssertEqual(try catalog.thumbnails(sha256: hash(1)), [large, remade])
+        try catalog.removeThumbnail(path: large.path)
+        XCTAssertEqual(try catalog.thumbnails(sha256: hash(1)), [remade])
+        XCTAssertEqual(try catalog.allThumbnails(), [remade, other].sorted { $0.path < $1.path })
+        try catalog.removeThumbnail(path: "thumbnails/none.jpg")
+        XCTAssertEqual(try catalog.allThumbnails().count, 2)
+    }
+
+    func testThumbnailOfUnknownOriginalIsRefused() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        XCTAssertThrowsError(try catalog.upsertThumbnail(thumbnail(hash(4), size: "256")))
+        XCTAssertEqual(try catalog.allThumbnails(), [])
+    }
+
+    // MARK: Transactions
+
+    func testTransactionCommitsAllAndReturnsTheBodyValue() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        let value = try catalog.transaction { () -> Int in
+            try catalog.insertOriginal(original(1))
+            try catalog.insertOriginal(original(2))
+            return try catalog.countOriginals()
+        }
+        XCTAssertEqual(value, 2)
+        let other = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try other.countOriginals(), 2)
+    }
+
+    func testThrowingBodyRollsEverythingBack() throws {
+        struct Stop: Error {}
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        XCTAssertThrowsError(try catalog.transaction {
+            try catalog.insertOriginal(original(1))
+            throw Stop()
+        }) { XCTAssertTrue($0 is Stop) }
+        XCTAssertEqual(try catalog.countOriginals(), 0)
+        try catalog.insertOriginal(original(1))  // the connection is usable again
+        XCTAssertEqual(try catalog.countOriginals(), 1)
+    }
+
+    func testFailedNestedTransactionRollsBackOnlyItsOwnWrites() throws {
+        struct Stop: Error {}
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.transaction {
+            try catalog.insertOriginal(original(1))
+            do {
+                try catalog.transaction {
+                    try catalog.insertOriginal(original(2))
+                    try catalog.transaction { try catalog.insertOriginal(original(3)) }
+                    throw Stop()
+                }
+                XCTFail("inner transaction should have thrown")
+            } catch is Stop {}
+            try catalog.transaction { try catalog.insertOriginal(original(4)) }
+        }
+        XCTAssertEqual(try catalog.allOriginals().map(\.sha256), [hash(1), hash(4)])
+    }
+
+    func testOuterFailureUndoesCommittedInnerTransactions() throws {
+        struct Stop: Error {}
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        XCTAssertThrowsError(try catalog.transaction {
+            try catalog.transaction { try catalog.insertOriginal(original(1)) }
+            throw Stop()
+        })
+        XCTAssertEqual(try catalog.countOriginals(), 0)
+    }
+
+    func testForeignKeyViolationAtCommitRollsBackAndThrows() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        XCTAssertThrowsError(try catalog.transaction {
+            try catalog.insertOriginal(original(1))
+            try catalog.upsertSource(source("http://a/x.jpg", sha: hash(9)))
+        }) { error in
+            guard case CatalogError.constraint = error else { return XCTFail("got \(error)") }
+        }
+        XCTAssertEqual(try catalog.countOriginals(), 0)
+        try catalog.transaction { try catalog.insertOriginal(original(1)) }
+        XCTAssertEqual(try catalog.countOriginals(), 1)
+    }
+
+    func testReaderSeesOnlyCommittedData() throws {
+        let writer = try SQLiteCatalog(path: catalogPath)
+        let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        try writer.transaction {
+            try writer.insertOriginal(original(1))
+            XCTAssertEqual(try reader.countOriginals(), 0)
+        }
+        XCTAssertEqual(try reader.countOriginals(), 1)
+    }
+
+    func testOneInstanceIsSafeAcrossThreads() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        let failures = LockedCounter()
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for n in 0..<25 {
+                let id = worker * 100 + n
+                do {
+                    try catalog.transaction {
+                        let record = OriginalRecord(
+                            sha256: String(format: "%064d", id), path: "originals/\(id).jpg", bytes: Int64(id),
+                            contentType: "image/jpeg", addedAt: "t")
+                        try catalog.insertOriginal(record)
+                        try catalog.upsertSource(SourceRecord(
+                            url: "http://t/\(id)", sha256: record.sha256, fetchedAt: "t", outcome: .stored))
+                    }
+                    _ = try catalog.original(path: "originals/\(id).jpg")
+                } catch {
+                    failures.increment()
+                }
+            }
+        }
+        XCTAssertEqual(failures.value, 0)
+        XCTAssertEqual(try catalog.countOriginals(), 200)
+        XCTAssertEqual(try catalog.countSources(), 200)
+    }
+}
+
+/// A counter shared by test threads.
+private final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
+}

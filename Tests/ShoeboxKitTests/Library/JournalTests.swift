@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+@testable import ShoeboxKit
+
+final class JournalTests: XCTestCase {
+    private var folder = ""
+    private var journalPath: String { folder + "/" + Journal.fileName }
+
+    override func setUpWithError() throws {
+        folder = NSTemporaryDirectory() + "journal-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    private func sampleEntries(_ n: Int) -> [JournalEntry] { Self.sampleEntries(n) }
+
+    private static func sampleEntries(_ n: Int) -> [JournalEntry] {
+        let sha = String(format: "%064x", n)
+        let original = OriginalRecord(
+            sha256: sha, path: "originals/2024/05/01/IMG_\(n).jpg", bytes: 123_456, contentType: "image/jpeg",
+            width: 4000, height: 3000, takenAt: "2024:05:01 12:00:00", make: "Canon", model: "EOS R5",
+            gpsLatitude: 48.858_37, gpsLongitude: 2.294_48, gpsAltitude: 35.5, orientation: 1,
+            addedAt: "2026-11-30T01:00:00Z")
+        let source = SourceRecord(
+            url: "http://127.0.0.1:8080/a b/\(n).jpg?x=1&y=\"2\"", finalURL: "http://127.0.0.1:8080/final/\(n).jpg",
+            sha256: sha, etag: "W/\"abc\"", lastModified: "Wed, 01 May 2024 10:00:00 GMT", httpStatus: 200,
+            fetchedAt: "2026-11-30T01:00:01Z", outcome: .stored, reason: "ünïcødé ✓\nnewline")
+        let thumbnail = ThumbnailRecord(
+            originalSHA256: sha, size: "256", path: "thumbnails/256/\(sha).jpg", format: "jpeg", width: 256,
+            height: 192, bytes: 9_000, createdAt: "2026-11-30T01:00:02Z")
+        return [
+            .originalStored(original), .sourceRecorded(source), .thumbnailRecorded(thumbnail),
+            .thumbnailRemoved(path: "thumbnails/64/\(sha).jpg"),
+        ]
+    }
+
+    func testAppendedBatchesReadBackInOrderWithEveryField() throws {
+        let journal = try Journal(path: journalPath)
+        try journal.append(sampleEntries(1))
+        try journal.append(sampleEntries(2))
+        try journal.append([])
+        XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1) + sampleEntries(2))
+    }
+
+    func testEachEntryIsOneJSONObjectPerLine() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        let text = try String(contentsOfFile: journalPath, encoding: .utf8)
+        XCTAssertTrue(text.hasSuffix("\n"))
+        let lines = text.split(separator: "\n")
+        XCTAssertEqual(lines.count, 4)
+        XCTAssertTrue(lines[0].hasPrefix("{\"kind\":\"original\""), String(lines[0]))
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            XCTAssertNotNil(object?["kind"])
+        }
+        XCTAssertTrue(lines[1].contains("\"url\":\"http://127.0.0.1:8080/a b/1.jpg?x=1&y=\\\"2\\\"\""), String(lines[1]))
+    }
+
+    func testReopenedJournalAppendsAfterExistingEntries() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        try Journal(path: journalPath).append(sampleEntries(2))
+        XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1) + sampleEntries(2))
+    }
+
+    func testMissingJournalReadsAsEmpty() throws {
+        XCTAssertEqual(try Journal.read(path: journalPath), [])
+    }
+
+    func testTornLastLineIsIgnoredByRead() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        let complete = try XCTUnwrap(FileManager.default.contents(atPath: journalPath))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"kind\":\"original\",\"original\":{\"sha256\":\"ab".utf8))
+        handle.closeFile()
+        XCTAssertGreaterThan(try XCTUnwrap(FileManager.default.contents(atPath: journalPath)).count, complete.count)
+        XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1))
+    }
+
+    func testGarbledLastLineWithNewlineIsIgnored() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        handle.seekToEndOfFile()
+        handle.write(Data([0, 0, 0, 0, 0x0A]))
+        handle.closeFile()
+        XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1))
+    }
+
+    func testOpeningForWritingCutsTheTornTail() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        let complete = try XCTUnwrap(FileManager.default.contents(atPath: journalPath))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"kind\":\"sou".utf8))
+        handle.closeFile()
+        let journal = try Journal(path: journalPath)
+        XCTAssertEqual(FileManager.default.contents(atPath: journalPath), complete)
+        try journal.append(sampleEntries(2))
+        XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1) + sampleEntries(2))
+    }
+
+    func testBadLineBeforeTheEndIsReportedWithItsLineNumber() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        var text = try String(contentsOfFile: journalPath, encoding: .utf8)
+        text += "this is not json\n"
+        try text.write(toFile: journalPath, atomically: false, encoding: .utf8)
+        try Journal(path: journalPath).append(sampleEntries(2))
+        XCTAssertThrowsError(try Journal.read(path: journalPath)) { error in
+            XCTAssertEqual(error as? JournalError, .malformed(path: journalPath, line: 5, detail: "invalid JSON"))
+            XCTAssertTrue("\(error)".hasPrefix("\(journalPath):5:"))
+        }
+    }
+
+    func testEntryWithoutItsRecordIsMalformed() throws {
+        let text = "{\"kind\":\"original\"}\n" + "{\"kind\":\"thumbnail-removed\",\"path\":\"thumbnails/x.jpg\"}\n"
+        try text.write(toFile: journalPath, atomically: false, encoding: .utf8)
+        XCTAssertThrowsError(try Journal.read(path: journalPath)) { error in
+            guard case JournalError.malformed(_, 1, _) = error else { return XCTFail("got \(error)") }
+        }
+    }
+
+    func testJournalInMissingFolderIsUnwritable() {
+        let path = folder + "/missing/journal.jsonl"
+        XCTAssertThrowsError(try Journal(path: path)) { error in
+            guard case JournalError.unwritable(let errorPath, _) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(errorPath, path)
+        }
+    }
+
+    func testConcurrentAppendsKeepEveryLineWhole() throws {
+        let journal = try Journal(path: journalPath)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for n in 0..<20 { try? journal.append(Self.sampleEntries(worker * 100 + n)) }
+        }
+        let entries = try Journal.read(path: journalPath)
+        XCTAssertEqual(entries.count, 8 * 20 * 4)
+        let originals = Set(entries.compactMap { $0.original?.sha256 })
+        XCTAssertEqual(originals.count, 160)
+    }
+}
