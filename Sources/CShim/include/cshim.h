@@ -5,9 +5,12 @@
 #ifndef SHOEBOX_CSHIM_H
 #define SHOEBOX_CSHIM_H
 
-#include <curl/curl.h>
-#include <libexif/exif-data.h>
-#include <vips/vips.h>
+// Include the system-library modules' own headers, so that Clang maps them to
+// the CCurl/CExif/CVips modules instead of re-declaring the C APIs inside
+// CShim (which hid CURLE_* constants from Swift files importing CCurl alone).
+#include "../../CCurl/shim.h"
+#include "../../CExif/shim.h"
+#include "../../CVips/shim.h"
 
 typedef size_t (*shim_curl_data_fn)(char *data, size_t size, size_t count, void *userdata);
 typedef int (*shim_curl_xferinfo_fn)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
