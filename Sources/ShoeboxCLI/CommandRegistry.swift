@@ -6,6 +6,7 @@ public enum CommandRegistry {
         InspectCommand.self,
         VerifyCommand.self,
         ReindexCommand.self,
+        CompletionsCommand.self,
     ] }
 
     public static func command(named name: String) -> (any Command.Type)? {
