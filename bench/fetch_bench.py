@@ -22,10 +22,13 @@ def make_corpus(work, big_count, small_count, huge_list):
         os.makedirs(os.path.join(corpus, d))
     seed = os.path.join(work, "seed.jpg")
     # A 4000x3000 (12 MP) photo-like image: smoothed noise compresses like a real photo.
-    run(["vips", "gaussnoise", os.path.join(work, "noise.v"), "4000", "3000", "--sigma", "40", "--mean", "128"])
-    run(["vips", "gaussblur", os.path.join(work, "noise.v"), os.path.join(work, "blur.v"), "1.2"])
-    run(["vips", "bandjoin", f"{work}/blur.v {work}/blur.v {work}/blur.v", os.path.join(work, "rgb.v")])
-    run(["vips", "jpegsave", os.path.join(work, "rgb.v"), seed, "--Q", "90"])
+    v = lambda name: os.path.join(work, name)
+    run(["vips", "gaussnoise", v("noise.v"), "4000", "3000", "--sigma", "50", "--mean", "128"])
+    run(["vips", "gaussblur", v("noise.v"), v("blur.v"), "0.8"])
+    run(["vips", "cast", v("blur.v"), v("grey.v"), "uchar"])
+    run(["vips", "bandjoin", f"{v('grey.v')} {v('grey.v')} {v('grey.v')}", v("rgb.v")])
+    run(["vips", "copy", v("rgb.v"), v("srgb.v"), "--interpretation", "srgb"])
+    run(["vips", "jpegsave", v("srgb.v"), seed, "--Q", "90"])
     run(["exiftool", "-q", "-overwrite_original", "-Make=Canon", "-Model=Canon EOS R5", "-LensModel=RF24-105mm F4 L IS USM",
          "-DateTimeOriginal=2024:06:01 12:34:56", "-OffsetTimeOriginal=+02:00", "-ExposureTime=1/250", "-FNumber=8",
          "-ISO=100", "-FocalLength=35", "-Orientation#=1", "-GPSLatitude=48.8584", "-GPSLatitudeRef=N",
