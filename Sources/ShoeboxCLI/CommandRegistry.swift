@@ -3,6 +3,8 @@ public enum CommandRegistry {
     public static var commands: [any Command.Type] { [
         HelpCommand.self,
         FetchCommand.self,
+        ThumbsCommand.self,
+        GalleryCommand.self,
     ] }
 
     public static func command(named name: String) -> (any Command.Type)? {
