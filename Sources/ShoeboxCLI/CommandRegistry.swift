@@ -7,6 +7,8 @@ public enum CommandRegistry {
         VerifyCommand.self,
         ReindexCommand.self,
         CompletionsCommand.self,
+        ThumbsCommand.self,
+        GalleryCommand.self,
     ] }
 
     public static func command(named name: String) -> (any Command.Type)? {
