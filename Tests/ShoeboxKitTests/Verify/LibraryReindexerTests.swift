@@ -19,11 +19,11 @@ final class LibraryReindexerTests: XCTestCase {
     }
 
     /// A library with originals, duplicate and failed sources, and thumbnails.
-    private func makeLibrary() throws -> TestLibrary {
-        let library = try TestLibrary(root: root)
+    private func makeLibrary() throws -> VerifyTestLibrary {
+        let library = try VerifyTestLibrary(root: root)
         var records: [OriginalRecord] = []
         for n in 0..<5 {
-            records.append(try library.store(TestLibrary.bytes(n), path: "originals/2024/05/0\(n + 1)/photo-\(n).jpg"))
+            records.append(try library.store(VerifyTestLibrary.bytes(n), path: "originals/2024/05/0\(n + 1)/photo-\(n).jpg"))
         }
         try library.recordSource(url: "http://127.0.0.1:9/again.jpg", sha256: records[0].sha256, outcome: .duplicate)
         try library.recordSource(url: "http://127.0.0.1:9/gone.jpg", sha256: nil, outcome: .failed)
@@ -39,10 +39,10 @@ final class LibraryReindexerTests: XCTestCase {
     func testDeletedCatalogIsRebuiltWithTheSameDump() throws {
         let library = try makeLibrary()
         library.closeCatalog()
-        let before = try TestLibrary.dump(layout.catalog)
+        let before = try VerifyTestLibrary.dump(layout.catalog)
         for suffix in ["", "-wal", "-shm"] { unlink(layout.catalog + suffix) }
         let report = try reindex()
-        let after = try TestLibrary.dump(layout.catalog)
+        let after = try VerifyTestLibrary.dump(layout.catalog)
         XCTAssertEqual(after.0, before.0)
         XCTAssertEqual(after.1, before.1)
         XCTAssertEqual(after.2, before.2)
@@ -69,20 +69,20 @@ final class LibraryReindexerTests: XCTestCase {
     func testForceRebuildsAndKeepsThePreviousFile() throws {
         let library = try makeLibrary()
         library.closeCatalog()
-        let before = try TestLibrary.dump(layout.catalog)
+        let before = try VerifyTestLibrary.dump(layout.catalog)
         let report = try reindex(force: true)
         let kept = try XCTUnwrap(report.previousCatalog)
         XCTAssertTrue(kept.hasPrefix("catalog.sqlite.replaced-"), kept)
         XCTAssertEqual(try files(matching: "catalog.sqlite.replaced-").filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }, [kept])
-        XCTAssertEqual(try TestLibrary.dump(layout.absolute(kept)).0, before.0)
-        XCTAssertEqual(try TestLibrary.dump(layout.catalog).0, before.0)
-        XCTAssertEqual(try TestLibrary.dump(layout.catalog).1, before.1)
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.absolute(kept)).0, before.0)
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0, before.0)
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).1, before.1)
     }
 
     func testCorruptCatalogIsMovedAsideAndRebuilt() throws {
         let library = try makeLibrary()
         library.closeCatalog()
-        let before = try TestLibrary.dump(layout.catalog)
+        let before = try VerifyTestLibrary.dump(layout.catalog)
         let garbage = Data(repeating: 0xEE, count: 4096)
         try garbage.write(to: URL(fileURLWithPath: layout.catalog))
         let report = try reindex()
@@ -90,7 +90,7 @@ final class LibraryReindexerTests: XCTestCase {
         let kept = try XCTUnwrap(report.previousCatalog)
         XCTAssertTrue(kept.hasPrefix("catalog.sqlite.corrupt-"), kept)
         XCTAssertEqual(FileManager.default.contents(atPath: layout.absolute(kept)), garbage, "the corrupt file is kept as it was")
-        let after = try TestLibrary.dump(layout.catalog)
+        let after = try VerifyTestLibrary.dump(layout.catalog)
         XCTAssertEqual(after.0, before.0)
         XCTAssertEqual(after.1, before.1)
         XCTAssertEqual(after.2, before.2)
@@ -108,7 +108,7 @@ final class LibraryReindexerTests: XCTestCase {
 
         let first = try reindex()
         XCTAssertEqual(first.originalsFromFiles, 1)
-        let record = try XCTUnwrap(try TestLibrary.dump(layout.catalog).0.first)
+        let record = try XCTUnwrap(try VerifyTestLibrary.dump(layout.catalog).0.first)
         XCTAssertEqual(record.path, "originals/2024/05/01/camera.jpg")
         XCTAssertEqual(record.contentType, "image/jpeg")
         XCTAssertEqual(record.make, "Canon")
@@ -121,7 +121,7 @@ final class LibraryReindexerTests: XCTestCase {
         let second = try reindex(force: true)
         XCTAssertEqual(second.originalsFromJournal, 1)
         XCTAssertEqual(second.originalsFromFiles, 0)
-        XCTAssertEqual(try TestLibrary.dump(layout.catalog).0, [record])
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0, [record])
         let findings = try LibraryVerifier(layout: layout).run().findings
         XCTAssertEqual(findings.map(\.kind), [.writable], "a copied-in file keeps its mode; verify says so")
     }
@@ -136,12 +136,12 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(report.originals, 4)
         XCTAssertEqual(report.journaledOriginalsWithoutFile, 1)
         XCTAssertEqual(report.sourcesDropped, 1)
-        XCTAssertFalse(try TestLibrary.dump(layout.catalog).0.contains { $0.path == lost })
+        XCTAssertFalse(try VerifyTestLibrary.dump(layout.catalog).0.contains { $0.path == lost })
     }
 
     func testInterruptedRunIsFinished() throws {
         let library = try makeLibrary()
-        let pending = try library.store(TestLibrary.bytes(50), path: "originals/2024/06/01/pending.jpg")
+        let pending = try library.store(VerifyTestLibrary.bytes(50), path: "originals/2024/06/01/pending.jpg")
         library.closeCatalog()
         try FileManager.default.moveItem(atPath: layout.absolute(pending.path), toPath: layout.staging + "/\(pending.sha256).staged")
         XCTAssertTrue(FileManager.default.createFile(atPath: layout.staging + "/x.part", contents: Data("p".utf8)))
@@ -177,7 +177,7 @@ final class LibraryReindexerTests: XCTestCase {
         let kept = try XCTUnwrap(report.previousCatalog)
         XCTAssertTrue(kept.hasPrefix("catalog.sqlite.orphan-"), kept)
         XCTAssertTrue(FileManager.default.fileExists(atPath: layout.absolute(kept) + "-wal"))
-        XCTAssertEqual(try TestLibrary.dump(layout.catalog).0.count, 5)
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0.count, 5)
     }
 
     func testLockedLibraryIsRefused() throws {

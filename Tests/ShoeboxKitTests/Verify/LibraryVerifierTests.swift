@@ -21,10 +21,10 @@ final class LibraryVerifierTests: XCTestCase {
         Dictionary(report.findings.map { ($0.path, $0.kind) }, uniquingKeysWith: { first, _ in first })
     }
 
-    private func makeLibrary(count: Int) throws -> (TestLibrary, [OriginalRecord]) {
-        let library = try TestLibrary(root: root)
+    private func makeLibrary(count: Int) throws -> (VerifyTestLibrary, [OriginalRecord]) {
+        let library = try VerifyTestLibrary(root: root)
         let records = try (0..<count).map { n in
-            try library.store(TestLibrary.bytes(n), path: "originals/2024/05/01/photo-\(n).jpg")
+            try library.store(VerifyTestLibrary.bytes(n), path: "originals/2024/05/01/photo-\(n).jpg")
         }
         return (library, records)
     }
@@ -94,7 +94,7 @@ final class LibraryVerifierTests: XCTestCase {
         let metadata = try MetadataReader.read(path: jpeg.path)
         XCTAssertEqual(metadata.make, "Canon")
 
-        let library = try TestLibrary(root: root)
+        let library = try VerifyTestLibrary(root: root)
         try library.store(data, path: "originals/2024/05/01/same.jpg", metadata: metadata)
         var moved = data
         moved.append(0)  // different bytes, same EXIF
@@ -124,7 +124,7 @@ final class LibraryVerifierTests: XCTestCase {
         let layout = LibraryLayout(root: root)
         XCTAssertTrue(FileManager.default.createFile(atPath: layout.staging + "/abc.part", contents: Data("p".utf8)))
         // A batch committed by a run killed before it published the file.
-        let data = TestLibrary.bytes(99)
+        let data = VerifyTestLibrary.bytes(99)
         let record = try library.store(data, path: "originals/2024/05/03/pending.jpg")
         try FileManager.default.moveItem(atPath: layout.absolute(record.path), toPath: layout.staging + "/\(record.sha256).staged")
         let report = try verify()
@@ -135,8 +135,8 @@ final class LibraryVerifierTests: XCTestCase {
     }
 
     func testOriginalMissingFromTheJournalIsReported() throws {
-        let library = try TestLibrary(root: root)
-        let record = try library.store(TestLibrary.bytes(1), path: "originals/a.jpg", journaled: false)
+        let library = try VerifyTestLibrary(root: root)
+        let record = try library.store(VerifyTestLibrary.bytes(1), path: "originals/a.jpg", journaled: false)
         XCTAssertEqual(kinds(try verify()), [record.path: .notJournaled])
     }
 

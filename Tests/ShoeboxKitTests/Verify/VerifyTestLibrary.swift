@@ -4,7 +4,7 @@ import XCTest
 
 /// A library written the way the fetch engine writes one: file published read-only,
 /// journal appended, then the catalog committed.
-final class TestLibrary {
+final class VerifyTestLibrary {
     let layout: LibraryLayout
     private(set) var catalog: SQLiteCatalog?
     private let journal: Journal
