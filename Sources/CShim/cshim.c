@@ -72,6 +72,7 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out) {
 int shim_syncfs(int fd) { return syncfs(fd); }
 // ---- Metadata ----
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -115,4 +116,116 @@ ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *war
         exif_log_unref(log);
     }
     return exif;
+}
+
+unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size) {
+    if (!data || !out_size || limit == 0) return NULL;
+    *out_size = 0;
+    GZlibDecompressor *decompressor = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_ZLIB);
+    if (!decompressor) return NULL;
+    size_t capacity = limit < 4096 ? limit : 4096, used = 0, consumed = 0;
+    unsigned char *out = malloc(capacity);
+    int ok = 0;
+    while (out) {
+        gsize read = 0, written = 0;
+        GError *error = NULL;
+        GConverterResult result = g_converter_convert(G_CONVERTER(decompressor), data + consumed, size - consumed,
+                                                      out + used, capacity - used, G_CONVERTER_INPUT_AT_END,
+                                                      &read, &written, &error);
+        consumed += read;
+        used += written;
+        if (result == G_CONVERTER_FINISHED) { ok = 1; break; }
+        int no_space = result == G_CONVERTER_ERROR && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NO_SPACE);
+        if (error) g_error_free(error);
+        if (result == G_CONVERTER_ERROR && !no_space) break;
+        if (no_space || used == capacity) {
+            if (capacity >= limit) break;
+            size_t grown = capacity * 2 < limit ? capacity * 2 : limit;
+            unsigned char *bigger = realloc(out, grown);
+            if (!bigger) break;
+            out = bigger;
+            capacity = grown;
+        } else if (read == 0 && written == 0) {
+            break;  // no progress: give up rather than spin
+        }
+    }
+    g_object_unref(decompressor);
+    if (!ok) { free(out); return NULL; }
+    *out_size = used;
+    return out;
+}
+
+void shim_free(void *pointer) { free(pointer); }
+/* ---- libvips: thumbnails (Thumbnails area) ---- */
+
+static void shim_vips_quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
+int shim_vips_setup_batch(const char *argv0, int concurrency) {
+    if (vips_init(argv0 ? argv0 : "shoebox") != 0) return -1;
+    /* Per-tile warnings ("error in tile 0 x 64") would interleave with our own
+       messages, which name the file; the failure itself is still reported. */
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, shim_vips_quiet_log, NULL);
+    vips_concurrency_set(concurrency < 1 ? 1 : concurrency);
+    vips_cache_set_max(0);
+    return 0;
+}
+
+int shim_vips_thumbnail_srgb(const char *path, VipsImage **out, int width, int height, int crop, int has_icc) {
+    if (has_icc) {
+        return vips_thumbnail(path, out, width, "height", height, "crop", crop_mode(crop),
+                              "size", VIPS_SIZE_DOWN, "export_profile", "srgb",
+                              "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+    }
+    return vips_thumbnail(path, out, width, "height", height, "crop", crop_mode(crop),
+                          "size", VIPS_SIZE_DOWN, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+int shim_vips_has_icc(VipsImage *image) {
+    return vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0;
+}
+
+int shim_vips_thumbnail_derived(VipsImage *in, VipsImage **out, int width, int height, int crop) {
+    return vips_thumbnail_image(in, out, width, "height", height, "crop", crop_mode(crop),
+                                "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL);
+}
+
+int shim_vips_to_srgb8(VipsImage *in, VipsImage **out, int flatten_alpha) {
+    VipsImage *current = in;
+    VipsImage *next = NULL;
+    g_object_ref(current);
+    VipsInterpretation kind = vips_image_get_interpretation(current);
+    int grey = kind == VIPS_INTERPRETATION_B_W;
+    if ((kind != VIPS_INTERPRETATION_sRGB && !grey) || vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+        if (vips_colourspace(current, &next, grey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB, NULL)) {
+            g_object_unref(current);
+            return -1;
+        }
+        g_object_unref(current);
+        current = next;
+        if (vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+            if (vips_cast_uchar(current, &next, NULL)) {
+                g_object_unref(current);
+                return -1;
+            }
+            g_object_unref(current);
+            current = next;
+        }
+    }
+    if (flatten_alpha && vips_image_hasalpha(current)) {
+        double white[1] = { 255.0 };
+        VipsArrayDouble *background = vips_array_double_new(white, 1);
+        int failed = vips_flatten(current, &next, "background", background, NULL);
+        vips_area_unref(VIPS_AREA(background));
+        g_object_unref(current);
+        if (failed) return -1;
+        current = next;
+    }
+    *out = current;
+    return 0;
+}
+
+void shim_vips_unref(VipsImage *image) {
+    if (image) g_object_unref(image);
 }

@@ -3,6 +3,9 @@ public enum CommandRegistry {
     public static var commands: [any Command.Type] { [
         HelpCommand.self,
         FetchCommand.self,
+        InspectCommand.self,
+        VerifyCommand.self,
+        ReindexCommand.self,
         CompletionsCommand.self,
     ] }
 

@@ -63,5 +63,33 @@ int shim_syncfs(int fd);
 // NUL-terminated, into `warnings` (at most `warnings_size` bytes).
 // Returns NULL only when out of memory; free with exif_data_unref.
 ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *warnings, size_t warnings_size);
+// Inflates zlib-compressed data (PNG zTXt/iTXt text) through GIO's
+// GZlibDecompressor. Returns a malloc'd buffer of *out_size bytes (free with
+// shim_free), or NULL when the data is not valid zlib, is cut short, or would
+// inflate past `limit` bytes.
+unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size);
+void shim_free(void *pointer);
 
 #endif
+
+// ---- libvips: thumbnails (Thumbnails area) ----
+// One-time setup for batch work: vips_init, then the given per-image
+// concurrency, no operation cache, and libvips' per-tile warnings silenced.
+// Returns 0 on success.
+int shim_vips_setup_batch(const char *argv0, int concurrency);
+// Shrink-on-load thumbnail, never enlarging, EXIF orientation applied; with
+// has_icc, colour is transformed from the embedded ICC profile to sRGB (without
+// one, libvips 8.14's fallback import shifts saturated colours, so it is not
+// asked for). crop: 0 none, 1 centre, 2 attention. Fails on truncated input.
+// 0 on success.
+int shim_vips_thumbnail_srgb(const char *path, VipsImage **out, int width, int height, int crop, int has_icc);
+// Whether an image carries an embedded ICC profile.
+int shim_vips_has_icc(VipsImage *image);
+// Resizes an already decoded, upright sRGB image (no rotation, no colour
+// transform), never enlarging. 0 on success.
+int shim_vips_thumbnail_derived(VipsImage *in, VipsImage **out, int width, int height, int crop);
+// Makes `in` saveable as 8-bit sRGB (or grey): converts other spaces and
+// depths; with flatten_alpha, puts white behind transparent parts. 0 on success.
+int shim_vips_to_srgb8(VipsImage *in, VipsImage **out, int flatten_alpha);
+// Drops a reference to a vips image (g_object_unref is fine too; typed for Swift).
+void shim_vips_unref(VipsImage *image);

@@ -22,6 +22,11 @@ final class TransferState {
     private var discarding = false
     private var statusChecked = false
     var writeError: Error?
+    /// Monotonic time of the last body byte (or of the attempt's start).
+    private var lastActivity = 0.0
+    private var lastByteCount: Int64 = -1
+    let stallTimeout: Double
+
     /// The easy handle running the current attempt.
     var handle: UnsafeMutableRawPointer?
     /// curl's detailed error text for the current attempt.
@@ -36,7 +41,8 @@ final class TransferState {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    init(request: TransferRequest, attempts: Int, maxSize: Int64, store: OriginalStore) {
+    init(request: TransferRequest, attempts: Int, maxSize: Int64, stallTimeout: Double, store: OriginalStore) {
+        self.stallTimeout = stallTimeout
         self.request = request
         self.attempts = attempts
         self.maxSize = maxSize
@@ -50,10 +56,37 @@ final class TransferState {
         bytes = 0
         prefix = []
         abortReason = nil
+        stalled = false
         discarding = false
         statusChecked = false
         writeError = nil
         errorBuffer[0] = 0
+        lastActivity = TransferEngine.now()
+        lastByteCount = -1
+    }
+
+    /// Called by curl's progress callback (about once a second, and on every read):
+    /// false when nothing arrived for `stallTimeout` seconds, which aborts the transfer.
+    func checkProgress(downloaded: Int64) -> Bool {
+        let now = TransferEngine.now()
+        if downloaded != lastByteCount {
+            lastByteCount = downloaded
+            lastActivity = now
+            return true
+        }
+        if now - lastActivity >= stallTimeout {
+            abortReason = "stalled: nothing received for \(Self.seconds(stallTimeout))"
+            stalled = true
+            return false
+        }
+        return true
+    }
+
+    /// Whether the current attempt was aborted for stalling (retryable).
+    private(set) var stalled = false
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// Hands the staging file over (after success); the state no longer owns it.

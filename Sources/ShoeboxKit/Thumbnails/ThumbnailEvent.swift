@@ -1,0 +1,11 @@
+/// What happened to one thumbnail or one original while making thumbnails.
+public enum ThumbnailEvent: Sendable {
+    /// A thumbnail was written.
+    case made(ThumbnailRecord, milliseconds: Double)
+    /// An up-to-date thumbnail that the catalog did not list yet.
+    case found(ThumbnailRecord)
+    /// Every requested thumbnail of this original was already up to date.
+    case upToDate(ThumbnailSource)
+    /// This original got no (or not all) thumbnails.
+    case failed(ThumbnailSource, ThumbnailError)
+}

@@ -1,0 +1,12 @@
+/// Counts from one `shoebox thumbs` run.
+public struct ThumbnailSummary: Sendable, Equatable {
+    public var originals = 0
+    public var made = 0
+    /// Originals whose requested thumbnails were all up to date.
+    public var upToDate = 0
+    /// Originals that failed.
+    public var failed = 0
+    public var pruned = 0
+
+    public init() {}
+}
