@@ -32,9 +32,14 @@ struct ManualPage {
         section("COMMANDS").filter { $0.hasPrefix(".SS ") }.map { Self.headingName($0) }
     }
 
+    /// The lines of the subsection of COMMANDS for `command`.
+    func subsection(_ command: String) -> [String] {
+        block(in: section("COMMANDS"), heading: ".SS", named: command)
+    }
+
     /// The options documented in the subsection of COMMANDS for `command`.
     func options(of command: String) -> [DocumentedOption] {
-        Self.options(in: block(in: section("COMMANDS"), heading: ".SS", named: command))
+        Self.options(in: subsection(command))
     }
 
     /// Every `--name` written anywhere in the page.
