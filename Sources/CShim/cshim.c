@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <unistd.h>
+#include <fcntl.h>
 #include "cshim.h"
 
 CURLcode shim_curl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -70,6 +71,9 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out) {
 
 // ---- Library (storage) ----
 int shim_syncfs(int fd) { return syncfs(fd); }
+int shim_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
 // ---- Metadata ----
 #include <stdarg.h>
 #include <stdlib.h>
@@ -156,3 +160,76 @@ unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t 
 }
 
 void shim_free(void *pointer) { free(pointer); }
+/* ---- libvips: thumbnails (Thumbnails area) ---- */
+
+static void shim_vips_quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
+int shim_vips_setup_batch(const char *argv0, int concurrency) {
+    if (vips_init(argv0 ? argv0 : "shoebox") != 0) return -1;
+    /* Per-tile warnings ("error in tile 0 x 64") would interleave with our own
+       messages, which name the file; the failure itself is still reported. */
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, shim_vips_quiet_log, NULL);
+    vips_concurrency_set(concurrency < 1 ? 1 : concurrency);
+    vips_cache_set_max(0);
+    return 0;
+}
+
+int shim_vips_thumbnail_srgb(const char *path, VipsImage **out, int width, int height, int crop, int has_icc) {
+    if (has_icc) {
+        return vips_thumbnail(path, out, width, "height", height, "crop", crop_mode(crop),
+                              "size", VIPS_SIZE_DOWN, "export_profile", "srgb",
+                              "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+    }
+    return vips_thumbnail(path, out, width, "height", height, "crop", crop_mode(crop),
+                          "size", VIPS_SIZE_DOWN, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+int shim_vips_has_icc(VipsImage *image) {
+    return vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0;
+}
+
+int shim_vips_thumbnail_derived(VipsImage *in, VipsImage **out, int width, int height, int crop) {
+    return vips_thumbnail_image(in, out, width, "height", height, "crop", crop_mode(crop),
+                                "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL);
+}
+
+int shim_vips_to_srgb8(VipsImage *in, VipsImage **out, int flatten_alpha) {
+    VipsImage *current = in;
+    VipsImage *next = NULL;
+    g_object_ref(current);
+    VipsInterpretation kind = vips_image_get_interpretation(current);
+    int grey = kind == VIPS_INTERPRETATION_B_W;
+    if ((kind != VIPS_INTERPRETATION_sRGB && !grey) || vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+        if (vips_colourspace(current, &next, grey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB, NULL)) {
+            g_object_unref(current);
+            return -1;
+        }
+        g_object_unref(current);
+        current = next;
+        if (vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+            if (vips_cast_uchar(current, &next, NULL)) {
+                g_object_unref(current);
+                return -1;
+            }
+            g_object_unref(current);
+            current = next;
+        }
+    }
+    if (flatten_alpha && vips_image_hasalpha(current)) {
+        double white[1] = { 255.0 };
+        VipsArrayDouble *background = vips_array_double_new(white, 1);
+        int failed = vips_flatten(current, &next, "background", background, NULL);
+        vips_area_unref(VIPS_AREA(background));
+        g_object_unref(current);
+        if (failed) return -1;
+        current = next;
+    }
+    *out = current;
+    return 0;
+}
+
+void shim_vips_unref(VipsImage *image) {
+    if (image) g_object_unref(image);
+}

@@ -55,6 +55,8 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out);
 // ---- Library (storage) ----
 // syncfs(2): one sync for a whole batch of staged originals (needs _GNU_SOURCE).
 int shim_syncfs(int fd);
+// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writeback now, without waiting.
+int shim_start_writeback(int fd, long long offset, long long length);
 // ---- Metadata ----
 // Loads an EXIF block ("Exif\0\0" followed by a TIFF structure) into a new
 // ExifData with EXIF_DATA_OPTION_FOLLOW_SPECIFICATION and
@@ -71,3 +73,25 @@ unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t 
 void shim_free(void *pointer);
 
 #endif
+
+// ---- libvips: thumbnails (Thumbnails area) ----
+// One-time setup for batch work: vips_init, then the given per-image
+// concurrency, no operation cache, and libvips' per-tile warnings silenced.
+// Returns 0 on success.
+int shim_vips_setup_batch(const char *argv0, int concurrency);
+// Shrink-on-load thumbnail, never enlarging, EXIF orientation applied; with
+// has_icc, colour is transformed from the embedded ICC profile to sRGB (without
+// one, libvips 8.14's fallback import shifts saturated colours, so it is not
+// asked for). crop: 0 none, 1 centre, 2 attention. Fails on truncated input.
+// 0 on success.
+int shim_vips_thumbnail_srgb(const char *path, VipsImage **out, int width, int height, int crop, int has_icc);
+// Whether an image carries an embedded ICC profile.
+int shim_vips_has_icc(VipsImage *image);
+// Resizes an already decoded, upright sRGB image (no rotation, no colour
+// transform), never enlarging. 0 on success.
+int shim_vips_thumbnail_derived(VipsImage *in, VipsImage **out, int width, int height, int crop);
+// Makes `in` saveable as 8-bit sRGB (or grey): converts other spaces and
+// depths; with flatten_alpha, puts white behind transparent parts. 0 on success.
+int shim_vips_to_srgb8(VipsImage *in, VipsImage **out, int flatten_alpha);
+// Drops a reference to a vips image (g_object_unref is fine too; typed for Swift).
+void shim_vips_unref(VipsImage *image);

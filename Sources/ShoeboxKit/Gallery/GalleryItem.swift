@@ -1,0 +1,33 @@
+import Foundation
+
+/// One photo on the gallery page: its original and the thumbnails to show it with.
+public struct GalleryItem: Sendable, Equatable {
+    public var original: OriginalRecord
+    /// Thumbnails of one format, narrowest first, one per width.
+    public var thumbnails: [ThumbnailRecord]
+
+    public init(original: OriginalRecord, thumbnails: [ThumbnailRecord]) {
+        self.original = original
+        self.thumbnails = thumbnails
+    }
+
+    /// "Make Model", without repeating the make when the model starts with it.
+    public var camera: String? {
+        let make = original.make?.trimmingCharacters(in: .whitespaces).nonEmpty
+        let model = original.model?.trimmingCharacters(in: .whitespaces).nonEmpty
+        guard let model else { return make }
+        guard let make, !model.lowercased().hasPrefix(make.lowercased()) else { return model }
+        return make + " " + model
+    }
+
+    /// The capture date and time shown in the caption, "2024-05-01 10:20".
+    public var dateText: String? {
+        guard let date = GallerySection.day(of: original.takenAt), let taken = original.takenAt else { return nil }
+        let time = taken.dropFirst(11).prefix(5)
+        return time.count == 5 && time.contains(":") ? date + " " + time : date
+    }
+}
+
+extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Writes `index.html` for a library's gallery (default folder LIBRARY/gallery).
+public struct GalleryWriter {
+    public let libraryRoot: String
+    public let catalog: Catalog
+
+    public struct Result: Sendable, Equatable {
+        /// Absolute path of the page written.
+        public var page: String
+        public var images: Int
+        /// Originals left out because they have no thumbnail yet.
+        public var withoutThumbnails: Int
+    }
+
+    public init(libraryRoot: String, catalog: Catalog) {
+        self.libraryRoot = libraryRoot
+        self.catalog = catalog
+    }
+
+    public static func defaultFolder(libraryRoot: String) -> String { libraryRoot + "/gallery" }
+
+    public func write(to folder: String? = nil, showGPS: Bool) throws -> Result {
+        let output = folder ?? Self.defaultFolder(libraryRoot: libraryRoot)
+        let originals = try catalog.allOriginals()
+        let root = libraryRoot
+        let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails()) {
+            FileManager.default.fileExists(atPath: root + "/" + $0)
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        } catch {
+            throw GalleryError.cannotWrite(path: output, reason: error.localizedDescription)
+        }
+        let page = GalleryPage(sections: sections, libraryPrefix: RelativeLink.prefix(from: output, to: libraryRoot),
+                               showGPS: showGPS)
+        let path = output + "/index.html"
+        do {
+            try Data(page.html().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw GalleryError.cannotWrite(path: path, reason: error.localizedDescription)
+        }
+        return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount)
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// The standard cache-directory tag (https://bford.info/cachedir/): backup
+/// tools that honour it skip the folder holding it.
+public enum CacheDirectoryTag {
+    public static let fileName = "CACHEDIR.TAG"
+    public static let signature = "Signature: 8a477f597d28d172789f06886806bc55"
+
+    public static var contents: String {
+        signature + "\n"
+            + "# This file is a cache directory tag created by shoebox.\n"
+            + "# Thumbnails here are regenerated from the originals by 'shoebox thumbs'.\n"
+            + "# For information about cache directory tags, see: https://bford.info/cachedir/\n"
+    }
+
+    /// Writes the tag into `folder` (created if needed) unless a valid one is there.
+    public static func ensure(in folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/" + fileName
+        if let existing = FileManager.default.contents(atPath: path), existing.starts(with: Data(signature.utf8)) {
+            return
+        }
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}

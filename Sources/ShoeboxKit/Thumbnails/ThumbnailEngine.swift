@@ -1,0 +1,167 @@
+import CShim
+import CVips
+import Foundation
+
+/// Makes thumbnail sets for a list of originals, in parallel over `options.jobs`
+/// worker threads, each running one image at a time (libvips concurrency 1), so
+/// memory stays bounded by the number of workers.
+///
+/// Incremental: a thumbnail whose file is newer than its original is kept
+/// unless `options.force`. Events are handed to `consume` on the calling
+/// thread, one at a time, so it may write to a catalog directly.
+public final class ThumbnailEngine: @unchecked Sendable {
+    public let libraryRoot: String
+    public let options: ThumbnailOptions
+    private let renderer: ThumbnailRenderer
+    private let condition = NSCondition()
+    private var pending: [ThumbnailEvent] = []
+    private var nextIndex = 0
+    private var runningWorkers = 0
+    private var cancelled = false
+
+    public init(libraryRoot: String, options: ThumbnailOptions) {
+        self.libraryRoot = libraryRoot
+        self.options = options
+        renderer = ThumbnailRenderer(options: options, libraryRoot: libraryRoot)
+    }
+
+    /// Processes every source; `recorded` holds the thumbnail paths the catalog
+    /// already lists (up-to-date files missing from it are reported as `.found`).
+    public func run(_ sources: [ThumbnailSource], recorded: Set<String>, consume: (ThumbnailEvent) throws -> Void) throws {
+        try VipsRuntime.start()
+        condition.lock()
+        nextIndex = cancelled ? Int.max : 0
+        pending = []
+        runningWorkers = min(options.jobs, max(sources.count, 1))
+        condition.unlock()
+        for _ in 0..<runningWorkers {
+            let worker = Thread { [self] in work(sources, recorded: recorded) }
+            worker.stackSize = 4 << 20
+            worker.start()
+        }
+        var consumerError: Error?
+        condition.lock()
+        while true {
+            while pending.isEmpty && runningWorkers > 0 { condition.wait() }
+            if pending.isEmpty && runningWorkers == 0 { break }
+            let batch = pending
+            pending = []
+            condition.unlock()
+            for event in batch where consumerError == nil {
+                do { try consume(event) } catch { consumerError = error; stop() }
+            }
+            condition.lock()
+        }
+        condition.unlock()
+        if let consumerError { throw consumerError }
+    }
+
+    /// Makes workers stop after the image they are on (safe from any thread).
+    public func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.unlock()
+        stop()
+    }
+
+    public var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
+    private func stop() {
+        condition.lock()
+        nextIndex = Int.max
+        condition.unlock()
+    }
+
+    private func work(_ sources: [ThumbnailSource], recorded: Set<String>) {
+        while let index = claim(limit: sources.count) {
+            let events = process(sources[index], recorded: recorded) + [.finished(sources[index])]
+            condition.lock()
+            pending.append(contentsOf: events)
+            condition.signal()
+            condition.unlock()
+        }
+        condition.lock()
+        runningWorkers -= 1
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func claim(limit: Int) -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard nextIndex < limit else { return nil }
+        nextIndex += 1
+        return nextIndex - 1
+    }
+
+    /// The events for one original: which thumbnails are stale, then one render of them.
+    func process(_ source: ThumbnailSource, recorded: Set<String>) -> [ThumbnailEvent] {
+        var targets: [ThumbnailTarget] = []
+        for size in options.sizes {
+            guard let path = ThumbnailLayout.path(forOriginal: source.path, size: size, format: options.format) else {
+                return [.failed(source, .outsideOriginals(source.path))]
+            }
+            targets.append(ThumbnailTarget(size: size, path: path))
+        }
+        guard let originalTime = modificationTime(libraryRoot + "/" + source.path) else {
+            return [.failed(source, .originalMissing(source.path))]
+        }
+        var events: [ThumbnailEvent] = []
+        var stale: [ThumbnailTarget] = []
+        for target in targets {
+            let time = options.force ? nil : modificationTime(libraryRoot + "/" + target.path)
+            guard let time, time > originalTime else {
+                stale.append(target)
+                continue
+            }
+            if !recorded.contains(target.path), let record = describeExisting(target, of: source) {
+                events.append(.found(record))
+            }
+        }
+        guard !stale.isEmpty else { return events + [.upToDate(source)] }
+        do {
+            let made = try renderer.render(original: source.path, targets: stale)
+            let now = ISO8601DateFormatter().string(from: Date())
+            for item in made {
+                let record = ThumbnailRecord(
+                    originalSHA256: source.sha256, size: item.target.size.name, path: item.target.path,
+                    format: options.format.rawValue, width: item.width, height: item.height, bytes: item.bytes,
+                    createdAt: now)
+                events.append(.made(record, original: source.path, milliseconds: item.milliseconds))
+            }
+        } catch let error as ThumbnailError {
+            events.append(.failed(source, error))
+        } catch {
+            events.append(.failed(source, .decodeFailed(path: source.path, reason: "\(error)")))
+        }
+        return events
+    }
+
+    /// A catalog record for an existing thumbnail file, from its header.
+    private func describeExisting(_ target: ThumbnailTarget, of source: ThumbnailSource) -> ThumbnailRecord? {
+        let path = libraryRoot + "/" + target.path
+        guard let header = shim_vips_open_header(path) else {
+            _ = VipsRuntime.takeError()
+            return nil
+        }
+        defer { shim_vips_unref(header) }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let created = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+        return ThumbnailRecord(
+            originalSHA256: source.sha256, size: target.size.name, path: target.path, format: options.format.rawValue,
+            width: Int(vips_image_get_width(header)), height: Int(vips_image_get_height(header)),
+            bytes: Int64(info.st_size), createdAt: ISO8601DateFormatter().string(from: created))
+    }
+
+    /// Modification time in nanoseconds since the epoch, nil if the file is absent.
+    private func modificationTime(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+}

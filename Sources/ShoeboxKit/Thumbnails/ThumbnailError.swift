@@ -1,0 +1,39 @@
+/// Why a thumbnail could not be made; each message names the file and what to do.
+public enum ThumbnailError: Error, Equatable, CustomStringConvertible {
+    case invalidSize(String)
+    case vipsUnavailable(String)
+    case originalMissing(String)
+    case unreadable(path: String, reason: String)
+    case tooManyPixels(path: String, width: Int, height: Int, limit: Int)
+    case decodeFailed(path: String, reason: String)
+    case saveFailed(path: String, reason: String)
+    /// Encoding `thumbnail` failed; the pipeline is lazy, so the cause may be
+    /// the original's pixel data as well as the disk.
+    case renderFailed(original: String, thumbnail: String, reason: String)
+    case outsideOriginals(String)
+
+    public var description: String {
+        switch self {
+        case .invalidSize(let spec):
+            return "invalid size '\(spec)': expected N (longer side) or WxH (box), each from 1 to \(ThumbnailSize.maximumSide)"
+        case .vipsUnavailable(let reason):
+            return "libvips could not start: \(reason); check the libvips installation"
+        case .originalMissing(let path):
+            return "\(path): original is missing from the library; run 'shoebox verify'"
+        case .unreadable(let path, let reason):
+            return "\(path): not a readable image (\(reason)); it was skipped"
+        case .tooManyPixels(let path, let width, let height, let limit):
+            return "\(path): \(width)x\(height) is \(width * height) pixels, over the limit of \(limit); "
+                + "raise --max-pixels if the image is trusted"
+        case .decodeFailed(let path, let reason):
+            return "\(path): cannot decode (\(reason)); the file may be corrupt or truncated"
+        case .saveFailed(let path, let reason):
+            return "\(path): cannot write thumbnail (\(reason)); check free space and permissions"
+        case .renderFailed(let original, let thumbnail, let reason):
+            return "\(original): cannot make \(thumbnail) (\(reason)); "
+                + "the original may be corrupt or truncated, or the disk full or read-only"
+        case .outsideOriginals(let path):
+            return "\(path): not under originals/; only originals get thumbnails"
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// Where thumbnails live: `thumbnails/SIZE/<path under originals/>.<ext>`.
+public enum ThumbnailLayout {
+    public static let folder = "thumbnails"
+    public static let originalsPrefix = "originals/"
+
+    /// The thumbnail path (relative to the library root) for an original, or nil
+    /// when the path is not a plain path under originals/.
+    public static func path(forOriginal original: String, size: ThumbnailSize, format: ThumbnailFormat) -> String? {
+        guard original.hasPrefix(originalsPrefix) else { return nil }
+        let rest = original.dropFirst(originalsPrefix.count)
+        let components = rest.split(separator: "/", omittingEmptySubsequences: false)
+        guard !components.isEmpty, !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            return nil
+        }
+        return "\(folder)/\(size.name)/\(rest).\(format.fileExtension)"
+    }
+
+    /// The original (relative path) a thumbnail path was made from, and its size
+    /// folder and format; nil for anything that is not a thumbnail.
+    public static func parse(thumbnail path: String) -> (original: String, size: String, format: ThumbnailFormat)? {
+        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard components.count >= 3, components[0] == Substring(folder) else { return nil }
+        let file = components[components.count - 1]
+        guard let dot = file.lastIndex(of: "."),
+              let format = ThumbnailFormat(fileExtension: String(file[file.index(after: dot)...])) else { return nil }
+        let middle = components[2..<(components.count - 1)].map(String.init)
+        let originalName = String(file[..<dot])
+        guard !originalName.isEmpty else { return nil }
+        return (originalsPrefix + (middle + [originalName]).joined(separator: "/"), String(components[1]), format)
+    }
+}

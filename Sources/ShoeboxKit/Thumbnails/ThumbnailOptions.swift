@@ -1,0 +1,38 @@
+import Foundation
+
+/// What `shoebox thumbs` makes and how.
+public struct ThumbnailOptions: Sendable {
+    public var sizes: [ThumbnailSize]
+    public var format: ThumbnailFormat
+    /// Encoder quality 1...100.
+    public var quality: Int
+    public var fit: ThumbnailFit
+    /// Keep EXIF/XMP/ICC in thumbnails (GPS included); off by default.
+    public var keepMetadata: Bool
+    /// Remake thumbnails even when they are newer than their original.
+    public var force: Bool
+    /// Images declaring more pixels than this are refused before decoding.
+    public var maxPixels: Int
+    /// Originals processed at once.
+    public var jobs: Int
+
+    public static let defaultSizes = [ThumbnailSize(width: 256, height: 256), ThumbnailSize(width: 1024, height: 1024)]
+    public static let defaultMaxPixels = 250_000_000
+
+    public init(
+        sizes: [ThumbnailSize] = ThumbnailOptions.defaultSizes, format: ThumbnailFormat = .jpeg, quality: Int = 80,
+        fit: ThumbnailFit = .inside, keepMetadata: Bool = false, force: Bool = false,
+        maxPixels: Int = ThumbnailOptions.defaultMaxPixels, jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) {
+        var unique: [ThumbnailSize] = []
+        for size in sizes where !unique.contains(size) { unique.append(size) }
+        self.sizes = unique
+        self.format = format
+        self.quality = quality
+        self.fit = fit
+        self.keepMetadata = keepMetadata
+        self.force = force
+        self.maxPixels = maxPixels
+        self.jobs = max(1, jobs)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Removes thumbnails whose original is gone (from the catalog or from disk),
+/// left-over temporary files, catalog rows for missing thumbnail files, and
+/// the folders this empties.
+struct ThumbnailPruner {
+    let libraryRoot: String
+
+    /// Returns the removed thumbnail paths (relative to the library root).
+    func prune(liveOriginals: Set<String>, catalog: Catalog) throws -> [String] {
+        let root = libraryRoot + "/" + ThumbnailLayout.folder
+        var removed: [String] = []
+        var folders: [String] = []
+        let manager = FileManager.default
+        if let walker = manager.enumerator(atPath: root) {
+            while let relative = walker.nextObject() as? String {
+                let full = root + "/" + relative
+                var isFolder: ObjCBool = false
+                guard manager.fileExists(atPath: full, isDirectory: &isFolder) else { continue }
+                if isFolder.boolValue {
+                    folders.append(full)
+                    continue
+                }
+                guard relative != CacheDirectoryTag.fileName else { continue }
+                let path = ThumbnailLayout.folder + "/" + relative
+                let name = (relative as NSString).lastPathComponent
+                if name.hasPrefix(".tmp-") {
+                    try? manager.removeItem(atPath: full)
+                    continue
+                }
+                guard let parsed = ThumbnailLayout.parse(thumbnail: path), liveOriginals.contains(parsed.original) else {
+                    try manager.removeItem(atPath: full)
+                    removed.append(path)
+                    continue
+                }
+            }
+        }
+        let removedSet = Set(removed)
+        try catalog.transaction {
+            for record in try catalog.allThumbnails() where removedSet.contains(record.path)
+                || !manager.fileExists(atPath: libraryRoot + "/" + record.path) {
+                try catalog.removeThumbnail(path: record.path)
+            }
+        }
+        for folder in folders.sorted(by: { $0.count > $1.count }) {
+            if (try? manager.contentsOfDirectory(atPath: folder))?.isEmpty == true {
+                try? manager.removeItem(atPath: folder)
+            }
+        }
+        return removed
+    }
+}

@@ -1,0 +1,14 @@
+/// Counts from one `shoebox thumbs` run.
+public struct ThumbnailSummary: Sendable, Equatable {
+    public var originals = 0
+    public var made = 0
+    /// Originals whose requested thumbnails were all up to date.
+    public var upToDate = 0
+    /// Originals that failed.
+    public var failed = 0
+    public var pruned = 0
+    /// Stopped early (SIGINT/SIGTERM); the work done so far is recorded.
+    public var cancelled = false
+
+    public init() {}
+}

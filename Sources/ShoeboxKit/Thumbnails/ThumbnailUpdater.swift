@@ -1,0 +1,68 @@
+import Foundation
+
+/// `shoebox thumbs` on a library: makes the thumbnails of every original the
+/// catalog lists, records them in the catalog (in batched transactions), tags
+/// the folder as a cache and, when asked, prunes thumbnails of gone originals.
+public final class ThumbnailUpdater: @unchecked Sendable {
+    public let libraryRoot: String
+    public let catalog: Catalog
+    public let options: ThumbnailOptions
+    /// Catalog writes are committed this many at a time.
+    public var batchSize = 64
+    private let engine: ThumbnailEngine
+
+    public init(libraryRoot: String, catalog: Catalog, options: ThumbnailOptions) {
+        self.libraryRoot = libraryRoot
+        self.catalog = catalog
+        self.options = options
+        engine = ThumbnailEngine(libraryRoot: libraryRoot, options: options)
+    }
+
+    /// Stops after the images in progress; safe from any thread (a signal handler's queue).
+    public func cancel() {
+        engine.cancel()
+    }
+
+    /// Runs over every original; `onEvent` sees each event on the calling thread.
+    public func run(prune: Bool, onEvent: (ThumbnailEvent) -> Void = { _ in }) throws -> ThumbnailSummary {
+        try CacheDirectoryTag.ensure(in: libraryRoot + "/" + ThumbnailLayout.folder)
+        let originals = try catalog.allOriginals()
+        let sources = originals.map { ThumbnailSource(path: $0.path, sha256: $0.sha256) }
+        let recorded = Set(try catalog.allThumbnails().map(\.path))
+        var summary = ThumbnailSummary()
+        summary.originals = sources.count
+        var failedOriginals = Set<String>()
+        var batch: [ThumbnailRecord] = []
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            let records = batch
+            batch = []
+            try catalog.transaction { for record in records { try catalog.upsertThumbnail(record) } }
+        }
+        try engine.run(sources, recorded: recorded) { event in
+            switch event {
+            case .made(let record, _, _):
+                summary.made += 1
+                batch.append(record)
+            case .found(let record):
+                batch.append(record)
+            case .upToDate:
+                summary.upToDate += 1
+            case .failed(let source, _):
+                failedOriginals.insert(source.path)
+            case .finished:
+                break
+            }
+            if batch.count >= batchSize { try flush() }
+            onEvent(event)
+        }
+        try flush()
+        summary.failed = failedOriginals.count
+        summary.cancelled = engine.isCancelled
+        if prune && !summary.cancelled {
+            let live = Set(originals.map(\.path).filter { FileManager.default.fileExists(atPath: libraryRoot + "/" + $0) })
+            summary.pruned = try ThumbnailPruner(libraryRoot: libraryRoot).prune(liveOriginals: live, catalog: catalog).count
+        }
+        return summary
+    }
+}

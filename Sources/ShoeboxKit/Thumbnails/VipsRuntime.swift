@@ -1,0 +1,29 @@
+import CShim
+import CVips
+import Foundation
+
+/// libvips, started once per process for batch work: each image runs on one
+/// thread (we parallelise over images ourselves) and no operation cache is kept.
+enum VipsRuntime {
+    private static let errorLock = NSLock()
+
+    private static let startFailure: String? = {
+        shim_vips_setup_batch("shoebox", 1) == 0 ? nil : takeError()
+    }()
+
+    static func start() throws {
+        if let failure = startFailure { throw ThumbnailError.vipsUnavailable(failure) }
+    }
+
+    /// Takes and clears libvips' error text. The buffer is process-global: under
+    /// concurrency a message may come from another image, so callers always name
+    /// their own file next to it.
+    static func takeError() -> String {
+        errorLock.lock()
+        defer { errorLock.unlock() }
+        guard let buffer = vips_error_buffer_copy() else { return "unknown libvips error" }
+        defer { g_free(buffer) }
+        let lines = String(cString: buffer).split(separator: "\n").map(String.init)
+        return lines.last ?? "unknown libvips error"
+    }
+}

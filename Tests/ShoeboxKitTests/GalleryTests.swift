@@ -1,0 +1,111 @@
+import Foundation
+import XCTest
+@testable import ShoeboxKit
+
+final class GalleryTests: XCTestCase {
+    /// Six photos of distinct saturated colours over three days and one undated,
+    /// one with a hostile file name; thumbnails at 128 and 512.
+    static let colors: [(name: String, rgb: [Int])] = [
+        ("red", [255, 0, 0]), ("lime", [0, 255, 0]), ("blue", [0, 0, 255]),
+        ("yellow", [255, 255, 0]), ("magenta", [255, 0, 255]), ("cyan", [0, 255, 255]),
+    ]
+    static let hostileName = "originals/2024/05/03/we#ird ?%20&<b>.jpg"
+
+    private func makeLibrary() throws -> TestLibrary {
+        let library = try TestLibrary(self)
+        let days = ["2024:05:01 09:00:00", "2024:05:01 08:00:00", "2024:05:03 12:00:00", "2024:05:03 13:00:00",
+                    "2024:06:10 07:30:00", nil]
+        for (index, color) in Self.colors.enumerated() {
+            let day = days[index].map { $0.prefix(10).replacingOccurrences(of: ":", with: "/") } ?? "2020/01/01"
+            let path = index == 3 ? Self.hostileName : "originals/\(day)/\(color.name).jpg"
+            try ImageFixtures.solid(at: try library.prepare(path), width: index % 2 == 0 ? 640 : 360,
+                                    height: index % 2 == 0 ? 480 : 540, color: color.name)
+            try library.add(path, takenAt: days[index], make: index == 0 ? "Evil <script>alert(1)</script>" : "Canon",
+                            model: "Canon EOS 5D", latitude: 48.8584, longitude: 2.2945)
+        }
+        _ = try ThumbnailUpdater(libraryRoot: library.root, catalog: library.catalog,
+                                 options: ThumbnailOptions(sizes: [.init(width: 128, height: 128), .init(width: 512, height: 512)]))
+            .run(prune: false)
+        return library
+    }
+
+    func testPageIsGroupedByDayEscapedRelativeAndWithoutGPSUnlessAsked() throws {
+        let library = try makeLibrary()
+        let result = try GalleryWriter(libraryRoot: library.root, catalog: library.catalog).write(showGPS: false)
+        XCTAssertEqual(result.page, library.root + "/gallery/index.html")
+        XCTAssertEqual(result.images, 6)
+        let html = try String(contentsOfFile: result.page, encoding: .utf8)
+        let headings = html.components(separatedBy: "<h2>").dropFirst().map { String($0.prefix { $0 != "<" }) }
+        XCTAssertEqual(headings, ["2024-06-10", "2024-05-03", "2024-05-01", "Undated"])
+        // Within a day, capture order: lime (08:00) before red (09:00).
+        let lime = try XCTUnwrap(html.range(of: "lime.jpg\"")), red = try XCTUnwrap(html.range(of: "red.jpg\""))
+        XCTAssertLessThan(lime.lowerBound, red.lowerBound)
+        XCTAssertFalse(html.contains("<script"), "catalog text must be escaped")
+        XCTAssertTrue(html.contains("Evil &lt;script&gt;alert(1)&lt;/script&gt; Canon EOS 5D"))
+        XCTAssertTrue(html.contains(">Canon EOS 5D</span> · <time>2024-05-03 12:00</time>"), "make not repeated")
+        XCTAssertTrue(html.contains("we%23ird%20%3F%2520%26%3Cb%3E.jpg"), "file names percent-encoded")
+        XCTAssertFalse(html.contains("48.85"), "no GPS without --gps")
+        XCTAssertFalse(html.contains("2.2945"))
+        let links = matches(of: #"(?:href|src)="([^"]*)""#, in: html)
+        XCTAssertEqual(links.count, 12)
+        for link in links {
+            XCTAssertFalse(link.contains(":") || link.hasPrefix("/"), "not relative: \(link)")
+            let file = library.root + "/gallery/" + (link.removingPercentEncoding ?? "").replacingOccurrences(of: "&amp;", with: "&")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: file), "broken link \(link)")
+        }
+        XCTAssertEqual(html.components(separatedBy: "srcset=").count - 1, 6)
+        XCTAssertEqual(html.components(separatedBy: "loading=\"lazy\"").count - 1, 6)
+
+        let withGPS = try GalleryWriter(libraryRoot: library.root, catalog: library.catalog)
+            .write(to: library.root + "/elsewhere/deeper", showGPS: true)
+        let gpsHTML = try String(contentsOfFile: withGPS.page, encoding: .utf8)
+        XCTAssertEqual(gpsHTML.components(separatedBy: "48.85840, 2.29450").count - 1, 6)
+        XCTAssertTrue(gpsHTML.contains("src=\"../../thumbnails/128/"))
+    }
+
+    func testEveryThumbnailLoadsInChromiumEvenAfterTheLibraryMoves() throws {
+        let library = try makeLibrary()
+        let page = try GalleryWriter(libraryRoot: library.root, catalog: library.catalog).write(showGPS: false).page
+        let counts = try HeadlessChromium.probe(page)
+        XCTAssertEqual(counts.images, 6)
+        XCTAssertEqual(counts.loaded, 6, "broken images on the page")
+        XCTAssertEqual(counts.candidates, 12, "two sizes each in srcset")
+        XCTAssertEqual(counts.candidatesLoaded, 12)
+
+        // Copied elsewhere as a whole, the library's gallery still works (relative links).
+        let moved = library.root + "-moved"
+        try FileManager.default.copyItem(atPath: library.root, toPath: moved)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: moved) }
+        try FileManager.default.removeItem(atPath: library.root + "/thumbnails")
+        let movedCounts = try HeadlessChromium.probe(moved + "/gallery/index.html")
+        XCTAssertEqual(movedCounts.loaded, 6)
+        XCTAssertEqual(movedCounts.candidatesLoaded, 12)
+
+        // The probe does see a broken image: remove one large thumbnail.
+        let large = moved + "/thumbnails/512/2024/05/01/red.jpg.jpg"
+        try FileManager.default.removeItem(atPath: large)
+        let broken = try HeadlessChromium.probe(moved + "/gallery/index.html")
+        XCTAssertEqual(broken.candidates, 12)
+        XCTAssertEqual(broken.candidatesLoaded, 11)
+    }
+
+    func testScreenshotShowsEveryThumbnail() throws {
+        let library = try makeLibrary()
+        let page = try GalleryWriter(libraryRoot: library.root, catalog: library.catalog).write(showGPS: false).page
+        let png = try HeadlessChromium.screenshot(page, to: library.root + "/shot.png")
+        let (width, height) = try ImageFixtures.size(png)
+        XCTAssertEqual([width, height], [1280, 2000])
+        let counts = try HeadlessChromium.countPixels(in: png, colors: Self.colors.map(\.rgb))
+        // Each thumbnail is drawn about 240 px wide: tens of thousands of pixels of
+        // its colour, over a thousand once sampled 1 in 16.
+        let shown = counts.filter { $0 > 1_000 }.count
+        XCTAssertEqual(shown, 6, "loaded images in the screenshot, per colour: \(zip(Self.colors.map(\.name), counts).map { "\($0)=\($1)" })")
+    }
+
+    private func matches(of pattern: String, in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import XCTest
+
+/// Debian's Chromium, run headless by a test on local files only.
+enum HeadlessChromium {
+    static let executable = "/usr/bin/chromium"
+
+    /// Runs chromium with the given extra arguments on `page`; returns stdout.
+    static func run(_ arguments: [String], page: String, windowSize: String = "1280,2000") throws -> String {
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let common = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)", "--no-first-run",
+            "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-default-apps", "--hide-scrollbars",
+            "--window-size=\(windowSize)", "--virtual-time-budget=15000",
+        ]
+        return try ImageFixtures.run(executable, common + arguments + [URL(fileURLWithPath: page).absoluteString])
+    }
+
+    /// Loads `page` after adding a probe script to a copy of it, and returns
+    /// the probe's counts: images shown and loaded, and every srcset/src
+    /// candidate URL fetched and decoded.
+    static func probe(_ page: String) throws -> (loaded: Int, images: Int, candidatesLoaded: Int, candidates: Int) {
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let probe = (page as NSString).deletingLastPathComponent + "/probe-\(UUID().uuidString).html"
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        try html.replacingOccurrences(of: "</body>", with: script + "</body>").write(toFile: probe, atomically: true, encoding: .utf8)
+        let dom = try run(["--dump-dom"], page: probe)
+        func number(_ attribute: String) -> Int {
+            guard let range = dom.range(of: attribute + "=\"") else { return -1 }
+            return Int(dom[range.upperBound...].prefix { $0.isNumber }) ?? -1
+        }
+        return (number("data-loaded"), number("data-images"), number("data-candidates-loaded"), number("data-candidates"))
+    }
+
+    /// Test-only script: make lazy images load, wait for all of them, then
+    /// also fetch every srcset candidate, and write the counts into <body>.
+    private static let script = """
+    <script>
+    (function () {
+      function settle(img) {
+        return new Promise(function (done) {
+          if (img.complete) { done(); return; }
+          img.addEventListener('load', done); img.addEventListener('error', done);
+        });
+      }
+      window.addEventListener('load', function () {
+        var images = Array.prototype.slice.call(document.images);
+        images.forEach(function (img) { img.loading = 'eager'; });
+        Promise.all(images.map(settle)).then(function () {
+          var loaded = images.filter(function (img) { return img.complete && img.naturalWidth > 0; }).length;
+          var urls = {};
+          images.forEach(function (img) {
+            urls[img.src] = true;
+            (img.getAttribute('srcset') || '').split(',').forEach(function (part) {
+              var url = part.trim().split(/\\s+/)[0];
+              if (url) { urls[new URL(url, document.baseURI).href] = true; }
+            });
+          });
+          var list = Object.keys(urls);
+          var probes = list.map(function (url) {
+            var img = new Image(); img.src = url;
+            return settle(img).then(function () { return img.naturalWidth > 0 ? 1 : 0; });
+          });
+          Promise.all(probes).then(function (results) {
+            var b = document.body;
+            b.setAttribute('data-images', images.length);
+            b.setAttribute('data-loaded', loaded);
+            b.setAttribute('data-candidates', list.length);
+            b.setAttribute('data-candidates-loaded', results.reduce(function (a, c) { return a + c; }, 0));
+          });
+        });
+      });
+    })();
+    </script>
+    """
+
+    /// Screenshots `page` as a browser shows it (lazy loading untouched) and
+    /// returns the PNG's path.
+    static func screenshot(_ page: String, to png: String, windowSize: String = "1280,2000") throws -> String {
+        _ = try run(["--screenshot=\(png)"], page: page, windowSize: windowSize)
+        return png
+    }
+
+    /// How many pixels of a PNG, sampled every 4th row and column (nearest
+    /// neighbour, so colours stay exact), are within `tolerance` of each colour.
+    static func countPixels(in png: String, colors: [[Int]], tolerance: Int = 40) throws -> [Int] {
+        let raw = png + ".rgb"
+        try ImageFixtures.run(ImageFixtures.convert, [png, "-alpha", "off", "-sample", "25%", "-depth", "8", "rgb:\(raw)"])
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+        var counts = Array(repeating: 0, count: colors.count)
+        var index = 0
+        while index + 2 < bytes.count {
+            let r = Int(bytes[index]), g = Int(bytes[index + 1]), b = Int(bytes[index + 2])
+            for (slot, color) in colors.enumerated()
+            where abs(r - color[0]) <= tolerance && abs(g - color[1]) <= tolerance && abs(b - color[2]) <= tolerance {
+                counts[slot] += 1
+            }
+            index += 3
+        }
+        return counts
+    }
+}

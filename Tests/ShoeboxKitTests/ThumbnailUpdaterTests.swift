@@ -1,0 +1,207 @@
+import Foundation
+import XCTest
+@testable import ShoeboxKit
+
+final class ThumbnailUpdaterTests: XCTestCase {
+    private let photo = "originals/2024/05/01/IMG_0001.jpg"
+
+    private func makeRotatedLibrary() throws -> TestLibrary {
+        let library = try TestLibrary(self)
+        try ImageFixtures.rotatedJPEG(at: try library.prepare(photo))
+        try library.add(photo)
+        return library
+    }
+
+    private func update(_ library: TestLibrary, _ options: ThumbnailOptions, prune: Bool = false)
+        throws -> (ThumbnailSummary, [ThumbnailEvent]) {
+        var events: [ThumbnailEvent] = []
+        let summary = try ThumbnailUpdater(libraryRoot: library.root, catalog: library.catalog, options: options)
+            .run(prune: prune) { events.append($0) }
+        return (summary, events)
+    }
+
+    func testThumbnailsAreUprightNeverEnlargedAndCarryNoGPS() throws {
+        let library = try makeRotatedLibrary()
+        let original = try ImageFixtures.tags(library.root + "/" + photo)
+        XCTAssertNotNil(original["GPS:GPSLatitude"], "fixture must carry GPS for this test to mean anything")
+        XCTAssertEqual(original["IFD0:Orientation"] as? Int, 6)
+
+        let (summary, _) = try update(library, ThumbnailOptions(sizes: [.init(width: 256, height: 256), .init(width: 1024, height: 1024)], jobs: 2))
+        XCTAssertEqual(summary.made, 2)
+        XCTAssertEqual(summary.failed, 0)
+
+        let small = library.root + "/thumbnails/256/2024/05/01/IMG_0001.jpg.jpg"
+        let large = library.root + "/thumbnails/1024/2024/05/01/IMG_0001.jpg.jpg"
+        let (w, h) = try ImageFixtures.size(small)
+        XCTAssertEqual(w, 256)
+        XCTAssertEqual(h, 171)
+        let (lw, lh) = try ImageFixtures.size(large)
+        XCTAssertEqual([lw, lh], [600, 400], "1024 must not enlarge a 600x400 image")
+        for file in [small, large] {
+            let (fw, fh) = try ImageFixtures.size(file)
+            let top = try ImageFixtures.pixel(file, x: fw / 2, y: fh / 6)
+            let bottom = try ImageFixtures.pixel(file, x: fw / 2, y: fh * 5 / 6)
+            XCTAssertGreaterThan(top[0], 200, "top should be red: \(top)")
+            XCTAssertLessThan(top[2], 60, "top should be red: \(top)")
+            XCTAssertGreaterThan(bottom[2], 200, "bottom should be blue: \(bottom)")
+            XCTAssertLessThan(bottom[0], 60, "bottom should be blue: \(bottom)")
+            let tags = try ImageFixtures.tags(file)
+            XCTAssertTrue(tags.keys.filter { $0.hasPrefix("GPS:") || $0.contains("GPS") }.isEmpty, "GPS leaked: \(tags.keys)")
+            XCTAssertNil(tags["IFD0:Orientation"])
+            XCTAssertNil(tags["IFD0:Make"])
+        }
+        let records = try library.catalog.allThumbnails()
+        XCTAssertEqual(records.map(\.path), ["thumbnails/1024/2024/05/01/IMG_0001.jpg.jpg",
+                                             "thumbnails/256/2024/05/01/IMG_0001.jpg.jpg"])
+        XCTAssertEqual(records.map { [$0.width, $0.height] }, [[600, 400], [256, 171]])
+        XCTAssertEqual(Set(records.map(\.originalSHA256)), [try library.catalog.allOriginals()[0].sha256])
+        let tag = try String(contentsOfFile: library.root + "/thumbnails/CACHEDIR.TAG", encoding: .utf8)
+        XCTAssertTrue(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55"))
+    }
+
+    func testKeepMetadataKeepsGPSButStillRotates() throws {
+        let library = try makeRotatedLibrary()
+        _ = try update(library, ThumbnailOptions(sizes: [.init(width: 128, height: 128)], keepMetadata: true))
+        let file = library.root + "/thumbnails/128/2024/05/01/IMG_0001.jpg.jpg"
+        let tags = try ImageFixtures.tags(file)
+        XCTAssertNotNil(tags["GPS:GPSLatitude"])
+        XCTAssertNotEqual(tags["IFD0:Orientation"] as? Int, 6, "an upright thumbnail must not ask to be rotated again")
+        XCTAssertEqual(try ImageFixtures.size(file).0, 128)
+    }
+
+    func testIncrementalKeepsFreshThumbnailsAndRemakesStaleOrForced() throws {
+        let library = try makeRotatedLibrary()
+        let options = ThumbnailOptions(sizes: [.init(width: 64, height: 64), .init(width: 96, height: 96)])
+        XCTAssertEqual(try update(library, options).0.made, 2)
+        let thumb = "thumbnails/64/2024/05/01/IMG_0001.jpg.jpg"
+        let firstTime = try library.modificationTime(thumb)
+
+        let (again, _) = try update(library, options)
+        XCTAssertEqual(again.made, 0)
+        XCTAssertEqual(again.upToDate, 1)
+        XCTAssertEqual(try library.modificationTime(thumb), firstTime)
+
+        // An original newer than its thumbnails gets them remade.
+        let future = Date().addingTimeInterval(60)
+        try FileManager.default.setAttributes([.modificationDate: future], ofItemAtPath: library.root + "/" + photo)
+        XCTAssertEqual(try update(library, options).0.made, 2)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)],
+                                              ofItemAtPath: library.root + "/" + photo)
+        XCTAssertEqual(try update(library, options).0.made, 0)
+
+        var forced = options
+        forced.force = true
+        XCTAssertEqual(try update(library, forced).0.made, 2)
+
+        // A thumbnail file the catalog forgot is recorded again from its header.
+        try library.catalog.removeThumbnail(path: thumb)
+        let (_, events) = try update(library, options)
+        XCTAssertTrue(events.contains { if case .found(let record) = $0 { return record.path == thumb && record.width == 64 } else { return false } })
+        XCTAssertNotNil(try library.catalog.allThumbnails().first { $0.path == thumb })
+    }
+
+    func testPruneRemovesThumbnailsOfGoneOriginals() throws {
+        let library = try makeRotatedLibrary()
+        let second = "originals/2024/06/02/IMG_0002.jpg"
+        try ImageFixtures.solid(at: try library.prepare(second), width: 120, height: 80, color: "green")
+        try library.add(second)
+        let options = ThumbnailOptions(sizes: [.init(width: 64, height: 64)])
+        XCTAssertEqual(try update(library, options).0.made, 2)
+        // One original's file is gone; a stray thumbnail belongs to no catalogued original.
+        try library.deleteOriginalFile(second)
+        let stray = "thumbnails/64/2023/01/01/stray.jpg.jpg"
+        _ = try library.prepare(stray)
+        try FileManager.default.copyItem(atPath: library.root + "/thumbnails/64/2024/05/01/IMG_0001.jpg.jpg",
+                                         toPath: library.root + "/" + stray)
+
+        let (unpruned, _) = try update(library, options)
+        XCTAssertEqual(unpruned.pruned, 0, "without --prune nothing is removed")
+        XCTAssertEqual(unpruned.failed, 1, "the missing original is reported")
+        XCTAssertTrue(library.exists("thumbnails/64/2024/06/02/IMG_0002.jpg.jpg"))
+
+        let (summary, _) = try update(library, options, prune: true)
+        XCTAssertEqual(summary.pruned, 2)
+        XCTAssertFalse(library.exists("thumbnails/64/2024/06/02/IMG_0002.jpg.jpg"))
+        XCTAssertFalse(library.exists(stray))
+        XCTAssertFalse(library.exists("thumbnails/64/2024/06"), "emptied folders go too")
+        XCTAssertFalse(library.exists("thumbnails/64/2023"))
+        XCTAssertTrue(library.exists("thumbnails/64/2024/05/01/IMG_0001.jpg.jpg"))
+        XCTAssertTrue(library.exists("thumbnails/CACHEDIR.TAG"))
+        XCTAssertEqual(try library.catalog.allThumbnails().map(\.path), ["thumbnails/64/2024/05/01/IMG_0001.jpg.jpg"])
+    }
+
+    func testBadInputsFailByNameAndTheOthersGoOn() throws {
+        let library = try makeRotatedLibrary()
+        // A JPEG whose header declares 30000x30000 but holds 16x16 pixels of data:
+        // a decode would fail differently; the header check must refuse it first.
+        let bomb = "originals/2024/05/01/bomb.jpg"
+        try ImageFixtures.solid(at: try library.prepare(bomb), width: 16, height: 16, color: "gray")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: library.root + "/" + bomb)))
+        let sof = try XCTUnwrap((0..<bytes.count - 9).first { bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xC0 || bytes[$0 + 1] == 0xC2) })
+        bytes[sof + 5] = 0x75; bytes[sof + 6] = 0x30  // height 30000
+        bytes[sof + 7] = 0x75; bytes[sof + 8] = 0x30  // width 30000
+        try Data(bytes).write(to: URL(fileURLWithPath: library.root + "/" + bomb))
+        try library.add(bomb)
+        let garbage = "originals/2024/05/01/garbage.jpg"
+        try Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: try library.prepare(garbage)))
+        try library.add(garbage)
+        let truncated = "originals/2024/05/01/truncated.jpg"
+        try ImageFixtures.solid(at: try library.prepare(truncated), width: 800, height: 600, color: "orange")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: library.root + "/" + truncated))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: library.root + "/" + truncated))
+        try library.add(truncated)
+
+        let (summary, events) = try update(library, ThumbnailOptions(sizes: [.init(width: 64, height: 64)], jobs: 2))
+        XCTAssertEqual(summary.made, 1)
+        XCTAssertEqual(summary.failed, 3)
+        var failures: [String: ThumbnailError] = [:]
+        for case .failed(let source, let error) in events { failures[source.path] = error }
+        guard case .tooManyPixels(_, 30000, 30000, ThumbnailOptions.defaultMaxPixels)? = failures[bomb] else {
+            return XCTFail("bomb: \(String(describing: failures[bomb]))")
+        }
+        for (path, error) in failures {
+            XCTAssertTrue(error.description.hasPrefix(path + ":"), "message must name the file: \(error)")
+        }
+        XCTAssertNotNil(failures[garbage])
+        XCTAssertNotNil(failures[truncated])
+        XCTAssertTrue(library.exists("thumbnails/64/2024/05/01/IMG_0001.jpg.jpg"))
+        XCTAssertFalse(library.exists("thumbnails/64/2024/05/01/truncated.jpg.jpg"))
+    }
+
+    func testEmbeddedICCProfileIsConvertedToSRGB() throws {
+        let library = try TestLibrary(self)
+        let path = "originals/2024/01/01/p3.jpg"
+        let srgb = try library.prepare(path) + ".png"
+        try ImageFixtures.run(ImageFixtures.convert, ["-size", "200x100", "xc:rgb(200,100,50)", srgb])
+        try ImageFixtures.run("vips", ["icc_transform", srgb, library.root + "/" + path + "[Q=98]", "p3",
+                                       "--input-profile", "srgb", "--embedded=false"])
+        let stored = try ImageFixtures.pixel(library.root + "/" + path, x: 10, y: 10)
+        XCTAssertGreaterThan(abs(stored[0] - 200) + abs(stored[2] - 50), 15, "fixture must differ in P3: \(stored)")
+        try library.add(path)
+        _ = try update(library, ThumbnailOptions(sizes: [.init(width: 50, height: 50)]))
+        let thumb = library.root + "/thumbnails/50/2024/01/01/p3.jpg.jpg"
+        let pixel = try ImageFixtures.pixel(thumb, x: 25, y: 12)
+        XCTAssertEqual(Double(pixel[0]), 200, accuracy: 5, "\(pixel)")
+        XCTAssertEqual(Double(pixel[1]), 100, accuracy: 5, "\(pixel)")
+        XCTAssertEqual(Double(pixel[2]), 50, accuracy: 6, "\(pixel)")
+        XCTAssertNil(try ImageFixtures.tags(thumb)["ICC_Profile:ProfileDescription"], "metadata stripped")
+    }
+
+    func testCoverFillsTheBoxAndWebPIsWritten() throws {
+        let library = try makeRotatedLibrary()
+        let options = ThumbnailOptions(sizes: [.init(width: 100, height: 100), .init(width: 300, height: 120)],
+                                       format: .webp, fit: .cover)
+        XCTAssertEqual(try update(library, options).0.made, 2)
+        let square = library.root + "/thumbnails/100/2024/05/01/IMG_0001.jpg.webp"
+        let wide = library.root + "/thumbnails/300x120/2024/05/01/IMG_0001.jpg.webp"
+        XCTAssertEqual(try ImageFixtures.size(square).0, 100)
+        XCTAssertEqual(try ImageFixtures.size(square).1, 100)
+        XCTAssertEqual(try ImageFixtures.size(wide).0, 300)
+        XCTAssertEqual(try ImageFixtures.size(wide).1, 120)
+        let magic = try Data(contentsOf: URL(fileURLWithPath: wide)).prefix(12)
+        XCTAssertEqual(String(decoding: magic.suffix(4), as: UTF8.self), "WEBP")
+        // The centre crop of the wide box keeps both halves: red above, blue below.
+        XCTAssertGreaterThan(try ImageFixtures.pixel(wide, x: 150, y: 10)[0], 180)
+        XCTAssertGreaterThan(try ImageFixtures.pixel(wide, x: 150, y: 110)[2], 180)
+    }
+}
