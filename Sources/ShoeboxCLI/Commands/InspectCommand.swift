@@ -40,6 +40,8 @@ public enum InspectCommand: Command {
             paths = PhotoFileFinder.expand(arguments.positionals.map { resolve($0, library: arguments.value("library")) })
         }
         var failed = 0, count = 0
+        // Progress (stderr, terminals only) when the data goes elsewhere, so the two never interleave.
+        let showProgress = isatty(STDOUT_FILENO) == 0 && paths.count > 1
         if json { console.out("[") }
         // Formatting runs on the reader threads; printing stays in input order here.
         MetadataBatch.read(paths, includeAllTags: all, transform: { item in
@@ -47,6 +49,9 @@ public enum InspectCommand: Command {
         }) { rendered in
             count += 1
             if rendered.failed { failed += 1 }
+            if showProgress, count % 64 == 0 || count == paths.count {
+                console.progress("inspect: \(count) of \(paths.count) files")
+            }
             if json {
                 console.out(rendered.text + (count < paths.count ? "," : ""))
             } else if rendered.failed {
@@ -56,6 +61,7 @@ public enum InspectCommand: Command {
             }
         }
         if json { console.out("]") }
+        if showProgress { console.clearProgress() }
         if failed > 0 {
             console.error("inspect: \(failed) of \(paths.count) files could not be read")
             return ExitStatus.someFailed
