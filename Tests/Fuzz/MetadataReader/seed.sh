@@ -35,3 +35,10 @@ while offset < len(data):
     out += chunk(kind, body)
 open(sys.argv[2], "wb").write(out)
 PY
+python3 - "$work/seed.jpg" "$out/seed.raf" <<'PY'
+import struct, sys
+jpeg = open(sys.argv[1], "rb").read()
+header = b"FUJIFILMCCD-RAW 0201FF383501" + b"X-T4".ljust(32, b"\0")
+header = header.ljust(84, b"\0") + struct.pack(">II", 120, len(jpeg))
+open(sys.argv[2], "wb").write(header.ljust(120, b"\0") + jpeg)
+PY
