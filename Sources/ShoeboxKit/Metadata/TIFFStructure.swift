@@ -129,7 +129,8 @@ enum TIFFStructure {
             }
             guard let countBytes = try source.exactly(at: offset, count: 2) else { return nil }
             var count = Int(uint(countBytes, 0, 2))
-            if count == 0 || count > TIFFStructure.maximumEntries {
+            if count == 0 { return ([], 0) }  // an empty IFD is legal
+            if count > TIFFStructure.maximumEntries {
                 warnings.append("\(name) declares an absurd number of entries (\(count)); skipped")
                 return nil
             }
@@ -142,7 +143,9 @@ enum TIFFStructure {
             var entries: [Entry] = []
             for index in 0..<count {
                 let base = index * 12
-                let tag = UInt16(uint(table, base, 2)), type = UInt16(uint(table, base + 2, 2))
+                let tag = UInt16(uint(table, base, 2))
+                var type = UInt16(uint(table, base + 2, 2))
+                if type == 13 { type = 4 }  // TIFF "IFD" type: an offset, stored like LONG
                 let components = UInt32(uint(table, base + 4, 4))
                 guard let size = ExifValue.componentSize(format: UInt32(type)) else {
                     warnings.append("\(name) tag 0x\(String(tag, radix: 16)) has an unknown value type \(type); skipped")
