@@ -55,6 +55,8 @@ final class InspectCommandTests: XCTestCase {
         _ = try tool("/usr/bin/exiftool", common + ["-Orientation#=3", "-GPSLatitude=31.5", "-GPSLatitudeRef=S",
                                                    "-GPSLongitude=35.5", "-GPSLongitudeRef=W", "-GPSAltitude=430.5",
                                                    "-GPSAltitudeRef#=1", urls[1].path, urls[2].path])
+        // Text that looks like a number: exiftool prints it unquoted, and so must we.
+        _ = try tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Software=1.10", "-Model=100", urls[2].path])
         return urls
     }
 
@@ -87,6 +89,8 @@ final class InspectCommandTests: XCTestCase {
             XCTAssertEqual(mine["FileType"] as? String, reference["FileType"] as? String)
         }
         XCTAssertEqual((ours[1]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, -35.5, accuracy: 1e-9)
+        XCTAssertTrue(result.stdout.contains("\"Software\": 1.10"), "number-like text unquoted as exiftool does")
+        XCTAssertTrue(result.stdout.contains("\"Model\": 100,"))
         XCTAssertEqual((ours[1]["GPSAltitude"] as? NSNumber)?.doubleValue ?? 0, -430.5, accuracy: 1e-9)
     }
 
