@@ -3,7 +3,7 @@ enum ContainerReader {
     /// Formats whose structure Shoebox walks itself; for the others only the format is reported.
     static func isSupported(_ format: ImageFormat) -> Bool {
         switch format {
-        case .jpeg, .png, .webp, .heic, .heif, .avif, .gif, .bmp, .raf: return true
+        case .jpeg, .png, .webp, .heic, .heif, .avif, .gif, .bmp, .raf, .cr3: return true
         default: return format.isTIFFBased
         }
     }
@@ -22,6 +22,8 @@ enum ContainerReader {
             return try HeaderOnlyContainer.read(source, format: format)
         case .raf:
             return try RAFContainer.read(source)
+        case .cr3:
+            return try CR3Container.read(source)
         case _ where format.isTIFFBased:
             let repacked = TIFFStructure.repack(source)
             var contents = ContainerContents(format: repacked.isDNG ? .dng : format)

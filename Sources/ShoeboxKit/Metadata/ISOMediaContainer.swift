@@ -22,7 +22,7 @@ enum ISOMediaContainer {
 
     static func read(_ source: ByteSource, format: ImageFormat) throws -> ContainerContents {
         var contents = ContainerContents(format: format)
-        guard let meta = try findMeta(source, warnings: &contents.warnings) else {
+        guard let meta = try topLevelBox("meta", in: source, warnings: &contents.warnings) else {
             if contents.warnings.isEmpty { contents.warnings.append("\(format.rawValue.uppercased()) has no meta box") }
             return contents
         }
@@ -60,8 +60,8 @@ enum ISOMediaContainer {
         return contents
     }
 
-    /// The payload of the top-level `meta` box, reading only box headers on the way.
-    private static func findMeta(_ source: ByteSource, warnings: inout [String]) throws -> [UInt8]? {
+    /// The payload of the first top-level box of `wanted` type, reading only box headers on the way.
+    static func topLevelBox(_ wanted: String, in source: ByteSource, warnings: inout [String]) throws -> [UInt8]? {
         var offset = 0
         for _ in 0..<maximumBoxes {
             guard let header = try source.exactly(at: offset, count: 8) else { return nil }
@@ -81,13 +81,13 @@ enum ISOMediaContainer {
                 warnings.append("ISO box \(type) at byte \(offset) has an impossible size \(size)")
                 return nil
             }
-            if type == "meta" {
+            if type == wanted {
                 guard size <= maximumMetaSize else {
-                    warnings.append("meta box of \(size) bytes is too large to read")
+                    warnings.append("\(type) box of \(size) bytes is too large to read")
                     return nil
                 }
                 let payload = try source.bytes(at: offset + headerLength, count: size - headerLength)
-                if payload.count < size - headerLength { warnings.append("meta box is cut off (file truncated)") }
+                if payload.count < size - headerLength { warnings.append("\(type) box is cut off (file truncated)") }
                 return payload
             }
             guard size <= source.size - offset else { return nil }

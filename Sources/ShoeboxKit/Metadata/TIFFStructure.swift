@@ -51,6 +51,20 @@ enum TIFFStructure {
         b.count >= 4 && (b[0...3] == [0x49, 0x49, 0x2A, 0x00] || b[0...3] == [0x4D, 0x4D, 0x00, 0x2A])
     }
 
+    /// One compact block from Canon CR3's separate IFD0 (CMT1), ExifIFD (CMT2) and GPS (CMT4) TIFFs.
+    static func combine(ifd0: ByteSource, exif: ByteSource?, gps: ByteSource?) -> Repacked {
+        var reader = Reader(source: ifd0)
+        var result = Repacked()
+        do {
+            try reader.combine(exifSource: exif, gpsSource: gps, &result)
+        } catch {
+            result.warnings.append("TIFF structure: \(error)")
+        }
+        result.warnings += reader.warnings
+        result.omitted = reader.omitted
+        return result
+    }
+
     static func repack(_ source: ByteSource) -> Repacked {
         var reader = Reader(source: source)
         var result = Repacked()
@@ -79,25 +93,7 @@ enum TIFFStructure {
         }
 
         mutating func run(_ result: inout Repacked) throws {
-            guard let header = try source.exactly(at: 0, count: 8) else {
-                warnings.append("TIFF header cut off (file truncated)")
-                return
-            }
-            switch (header[0], header[1]) {
-            case (0x49, 0x49): bigEndian = false
-            case (0x4D, 0x4D): bigEndian = true
-            default:
-                warnings.append("not a TIFF structure (byte order mark missing)")
-                return
-            }
-            let magic = uint(header, 2, 2)
-            // 42: TIFF; 0x4F52/0x5352: Olympus ORF; 0x55: Panasonic RW2.
-            guard [42, 0x4F52, 0x5352, 0x55].contains(magic) else {
-                warnings.append("not a TIFF structure (magic number \(magic))")
-                return
-            }
-            let ifd0Offset = Int(uint(header, 4, 4))
-            guard let (ifd0, next) = try readIFD(at: ifd0Offset, name: "IFD0") else { return }
+            guard let (ifd0, next) = try readFirstIFD(name: "IFD0") else { return }
             result.isDNG = ifd0.contains { $0.tag == 0xC612 }
             result.mainImageSize = try mainImageSize(ifd0: ifd0)
             let exif = try child(of: ifd0, pointer: TIFFStructure.exifPointer, name: "ExifIFD")
@@ -108,7 +104,53 @@ enum TIFFStructure {
             result.tiff = write(ifd0: ifd0, exif: exif, gps: gps, interop: interop, ifd1: ifd1)
         }
 
-        private mutating func child(of parent: [Entry], pointer: UInt16, name: String) throws -> [Entry]? {
+        /// Reads the header (setting the byte order) and the first IFD, reported as `name`.
+        mutating func readFirstIFD(name: String) throws -> ([Entry], Int)? {
+            guard let header = try source.exactly(at: 0, count: 8) else {
+                warnings.append("TIFF header cut off (file truncated)")
+                return nil
+            }
+            switch (header[0], header[1]) {
+            case (0x49, 0x49): bigEndian = false
+            case (0x4D, 0x4D): bigEndian = true
+            default:
+                warnings.append("not a TIFF structure (byte order mark missing)")
+                return nil
+            }
+            let magic = uint(header, 2, 2)
+            // 42: TIFF; 0x4F52/0x5352: Olympus ORF; 0x55: Panasonic RW2.
+            guard [42, 0x4F52, 0x5352, 0x55].contains(magic) else {
+                warnings.append("not a TIFF structure (magic number \(magic))")
+                return nil
+            }
+            return try readIFD(at: Int(uint(header, 4, 4)), name: name)
+        }
+
+        /// Canon CR3 keeps IFD0, ExifIFD and GPS as three separate TIFFs (CMT1, CMT2, CMT4): this reader
+        /// holds CMT1; the others are read with their own readers and written into one compact block.
+        mutating func combine(exifSource: ByteSource?, gpsSource: ByteSource?, _ result: inout Repacked) throws {
+            guard let (ifd0, _) = try readFirstIFD(name: "IFD0") else { return }
+            result.mainImageSize = try mainImageSize(ifd0: ifd0)
+            func first(_ source: ByteSource?, name: String, then: ((inout Reader, [Entry]) throws -> [Entry]?)? = nil)
+                throws -> ([Entry]?, [Entry]?) {
+                guard let source else { return (nil, nil) }
+                var reader = Reader(source: source)
+                defer { warnings += reader.warnings }
+                guard let (entries, _) = try reader.readFirstIFD(name: name) else { return (nil, nil) }
+                guard reader.bigEndian == bigEndian else {
+                    reader.warnings.append("\(name) uses another byte order than IFD0; skipped")
+                    return (nil, nil)
+                }
+                return (entries, try then?(&reader, entries))
+            }
+            let (exif, interop) = try first(exifSource, name: "ExifIFD") { reader, entries in
+                try reader.child(of: entries, pointer: TIFFStructure.interopPointer, name: "Interop")
+            }
+            let (gps, _) = try first(gpsSource, name: "GPS")
+            result.tiff = write(ifd0: ifd0, exif: exif, gps: gps, interop: interop, ifd1: nil)
+        }
+
+        mutating func child(of parent: [Entry], pointer: UInt16, name: String) throws -> [Entry]? {
             guard let entry = parent.first(where: { $0.tag == pointer }) else { return nil }
             guard entry.data.count >= 4 else {
                 warnings.append("\(name) pointer is malformed")

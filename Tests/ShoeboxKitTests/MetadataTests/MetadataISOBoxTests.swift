@@ -96,4 +96,42 @@ final class MetadataISOBoxTests: XCTestCase {
         XCTAssertNil(metadata.make)
         XCTAssertEqual(metadata.width, 4032)
     }
+
+    /// Canon CR3: IFD0, ExifIFD and GPS in three TIFFs (CMT1, CMT2, CMT4) inside moov/uuid.
+    func testCR3CombinesItsThreeTIFFs() throws {
+        let text = { (s: String) in Array(s.utf8) + [0] }
+        let cmt1 = EXIFBytes.tiff(values: [
+            (0x0100, 4, 1, EXIFBytes.le32(8192)), (0x0101, 4, 1, EXIFBytes.le32(5464)),
+            (0x010F, 2, 6, text("Canon")), (0x0110, 2, 13, text("Canon EOS R5")), (0x0112, 3, 1, EXIFBytes.le16(8)),
+        ])
+        let cmt2 = EXIFBytes.tiff(values: [
+            (0x829A, 5, 1, EXIFBytes.rationals([(1, 500)])), (0x829D, 5, 1, EXIFBytes.rationals([(56, 10)])),
+            (0x8827, 3, 1, EXIFBytes.le16(400)), (0x9003, 2, 20, text("2024:03:09 10:11:12")),
+        ])
+        let cmt4 = EXIFBytes.tiff(values: [
+            (0x0001, 2, 2, text("S")), (0x0002, 5, 3, EXIFBytes.rationals([(33, 1), (52, 1), (1234, 100)])),
+            (0x0003, 2, 2, text("W")), (0x0004, 5, 3, EXIFBytes.rationals([(70, 1), (30, 1), (0, 1)])),
+            (0x0005, 1, 1, [1]), (0x0006, 5, 1, EXIFBytes.rationals([(255, 10)])),
+        ])
+        let canon = [0x85, 0xC0, 0xB6, 0x87, 0x82, 0x0F, 0x11, 0xE0, 0x81, 0x11, 0xF4, 0xCE, 0x46, 0x2B, 0x6A, 0x48].map { UInt8($0) }
+        let uuid = box("uuid", canon + box("CNCV", Array("CanonCR3_001/00.09.00/00.00.00".utf8)) + box("CMT1", cmt1)
+            + box("CMT2", cmt2) + box("CMT4", cmt4))
+        let file = box("ftyp", Array("crx ".utf8) + be(1, 4) + Array("crx isom".utf8)) + box("moov", uuid + box("mvhd", be(0, 100)))
+            + box("mdat", [UInt8](repeating: 0xAB, count: 64))
+        let metadata = try MetadataReader.read(bytes: file, name: "IMG_0001.CR3", includeAllTags: true)
+        XCTAssertEqual(metadata.format, .cr3)
+        XCTAssertEqual(metadata.model, "Canon EOS R5")
+        XCTAssertEqual(metadata.width, 8192)
+        XCTAssertEqual(metadata.height, 5464)
+        XCTAssertEqual(metadata.orientation, 8)
+        XCTAssertEqual(metadata.exposureTime ?? 0, 0.002, accuracy: 1e-12)
+        XCTAssertEqual(metadata.fNumber ?? 0, 5.6, accuracy: 1e-12)
+        XCTAssertEqual(metadata.iso, 400)
+        XCTAssertEqual(metadata.dateTimeOriginal, "2024:03:09 10:11:12")
+        XCTAssertEqual(metadata.gps?.latitude ?? 0, -(33 + 52.0 / 60 + 12.34 / 3600), accuracy: 1e-9)
+        XCTAssertEqual(metadata.gps?.longitude ?? 0, -70.5, accuracy: 1e-9)
+        XCTAssertEqual(metadata.gps?.altitude ?? 0, -25.5, accuracy: 1e-9)
+        XCTAssertEqual(Set(metadata.tags.map(\.group)), ["IFD0", "ExifIFD", "GPS"])
+        XCTAssertEqual(metadata.warnings, [])
+    }
 }
