@@ -42,3 +42,13 @@ header = b"FUJIFILMCCD-RAW 0201FF383501" + b"X-T4".ljust(32, b"\0")
 header = header.ljust(84, b"\0") + struct.pack(">II", 120, len(jpeg))
 open(sys.argv[2], "wb").write(header.ljust(120, b"\0") + jpeg)
 PY
+python3 - "$work/seed.tif" "$out/seed.cr3" <<'PY'
+import struct, sys
+tiff = open(sys.argv[1], "rb").read()
+def box(kind, body):
+    return struct.pack(">I", len(body) + 8) + kind + body
+canon = bytes.fromhex("85c0b687820f11e08111f4ce462b6a48")
+uuid = box(b"uuid", canon + box(b"CMT1", tiff) + box(b"CMT2", tiff) + box(b"CMT4", tiff))
+data = box(b"ftyp", b"crx \0\0\0\1crx isom") + box(b"moov", uuid) + box(b"mdat", b"\0" * 16)
+open(sys.argv[2], "wb").write(data)
+PY
