@@ -218,4 +218,32 @@ final class InspectCommandTests: XCTestCase {
         let found = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inside.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(found.map { $0["SourceFile"] as? String }, [layout.absolute(relative[1])])
     }
+
+    /// The bundled sample photos (several formats, cameras, hemispheres): every shared key as exiftool says.
+    func testBundledSamplesMatchExiftool() throws {
+        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("samples/photos")
+        let names = try FileManager.default.contentsOfDirectory(atPath: samples.path).filter { !$0.hasPrefix(".") }.sorted()
+        XCTAssertGreaterThanOrEqual(names.count, 5)
+        let paths = names.map { samples.appendingPathComponent($0).path }
+        let result = try ShoeboxProcess.run(["inspect", "--json"] + paths)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let ours = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let reference = try tool("/usr/bin/exiftool", ["-json", "-n"] + paths)
+        let theirs = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(reference.utf8)) as? [[String: Any]])
+        XCTAssertEqual(ours.count, theirs.count)
+        for (mine, expected) in zip(ours, theirs) {
+            let file = expected["SourceFile"] as? String ?? "?"
+            XCTAssertNil(mine["Warning"], file)
+            for key in sharedKeys {
+                XCTAssertEqual(mine[key] == nil, expected[key] == nil, "\(key) presence for \(file)")
+                if let text = expected[key] as? String {
+                    XCTAssertEqual(mine[key] as? String, text, "\(key) of \(file)")
+                } else if let number = expected[key] as? NSNumber {
+                    let tolerance = key == "GPSAltitude" ? 0.01 : 1e-6
+                    XCTAssertEqual((mine[key] as? NSNumber)?.doubleValue ?? .nan, number.doubleValue, accuracy: tolerance, "\(key) of \(file)")
+                }
+            }
+        }
+    }
 }
