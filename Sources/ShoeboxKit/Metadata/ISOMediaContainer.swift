@@ -35,7 +35,12 @@ enum ISOMediaContainer {
            let size = imageSize(meta, iprp: iprp, item: primary, warnings: &contents.warnings) {
             contents.setSize(width: size.0, height: size.1)
         }
-        guard let iinf = child("iinf"), let exifItem = exifItemID(meta, iinf, warnings: &contents.warnings) else {
+        guard let iinf = child("iinf") else { return contents }
+        let exifItems = exifItemIDs(meta, iinf, warnings: &contents.warnings)
+        // Several Exif items (one per image): take the one whose `cdsc` reference names the primary item.
+        let describesPrimary = child("iref").map { contentDescriptions(meta, $0, warnings: &contents.warnings) } ?? [:]
+        guard let exifItem = exifItems.first(where: { item in primary.map { describesPrimary[item]?.contains($0) ?? false } ?? false })
+            ?? exifItems.first else {
             return contents
         }
         guard let iloc = child("iloc"), let location = locate(meta, iloc, item: exifItem, warnings: &contents.warnings) else {
@@ -132,12 +137,13 @@ enum ISOMediaContainer {
     }
 
     /// The item ID of the first `infe` entry of type "Exif".
-    private static func exifItemID(_ meta: [UInt8], _ iinf: Box, warnings: inout [String]) -> Int? {
+    private static func exifItemIDs(_ meta: [UInt8], _ iinf: Box, warnings: inout [String]) -> [Int] {
         let p = iinf.payload
-        guard p.count >= 6 else { return nil }
+        guard p.count >= 6 else { return [] }
         let version = meta[p.lowerBound]
         let entriesStart = p.lowerBound + 4 + (version == 0 ? 2 : 4)
-        guard entriesStart <= p.upperBound else { return nil }
+        guard entriesStart <= p.upperBound else { return [] }
+        var items: [Int] = []
         for infe in boxes(in: meta, range: entriesStart..<p.upperBound, warnings: &warnings) where infe.type == "infe" {
             let q = infe.payload
             guard q.count >= 4 else { continue }
@@ -147,10 +153,27 @@ enum ISOMediaContainer {
             let typeOffset = q.lowerBound + 4 + idLength + 2
             guard typeOffset + 4 <= q.upperBound else { continue }
             if String(decoding: meta[typeOffset..<typeOffset + 4], as: UTF8.self) == "Exif" {
-                return Int(bigEndian(meta, q.lowerBound + 4, idLength))
+                items.append(Int(bigEndian(meta, q.lowerBound + 4, idLength)))
             }
         }
-        return nil
+        return items
+    }
+
+    /// The `cdsc` ("content describes") references of `iref`: item ID -> the items it describes.
+    private static func contentDescriptions(_ meta: [UInt8], _ iref: Box, warnings: inout [String]) -> [Int: [Int]] {
+        let p = iref.payload
+        guard p.count >= 4 else { return [:] }
+        let idLength = meta[p.lowerBound] == 0 ? 2 : 4
+        var references: [Int: [Int]] = [:]
+        for reference in boxes(in: meta, range: p.lowerBound + 4..<p.upperBound, warnings: &warnings) where reference.type == "cdsc" {
+            var reader = FieldReader(data: meta, range: reference.payload)
+            guard let from = reader.read(idLength), let count = reader.read(2) else { continue }
+            for _ in 0..<count {
+                guard let to = reader.read(idLength) else { break }
+                references[Int(from), default: []].append(Int(to))
+            }
+        }
+        return references
     }
 
     /// The iloc entry of `item`.

@@ -134,4 +134,26 @@ final class MetadataISOBoxTests: XCTestCase {
         XCTAssertEqual(Set(metadata.tags.map(\.group)), ["IFD0", "ExifIFD", "GPS"])
         XCTAssertEqual(metadata.warnings, [])
     }
+
+    /// Two Exif items: the one whose `cdsc` reference names the primary item wins, wherever it is listed.
+    func testExifItemDescribingThePrimaryImageIsChosen() throws {
+        func exif(_ make: String) -> [UInt8] {
+            be(0, 4) + EXIFBytes.tiff(values: [(0x010F, 2, make.utf8.count + 1, Array(make.utf8) + [0])])
+        }
+        let thumb = exif("ThumbnailMaker"), main = exif("Apple")
+        let infe = { (id: Int, type: String) in self.fullBox("infe", version: 2, self.be(id, 2) + self.be(0, 2) + Array(type.utf8) + [0]) }
+        let iinf = fullBox("iinf", version: 0, be(4, 2) + infe(1, "hvc1") + infe(2, "Exif") + infe(3, "hvc1") + infe(4, "Exif"))
+        let cdsc = { (from: Int, to: Int) in self.box("cdsc", self.be(from, 2) + self.be(1, 2) + self.be(to, 2)) }
+        let iref = fullBox("iref", version: 0, cdsc(2, 3) + cdsc(4, 1))
+        // iloc v1, 4-byte offsets/lengths, no base offset: both Exif items in idat (method 1).
+        let items = be(2, 2) + be(2, 2) + be(1, 2) + be(0, 2) + be(1, 2) + be(0, 4) + be(thumb.count, 4)
+            + be(4, 2) + be(1, 2) + be(0, 2) + be(1, 2) + be(thumb.count, 4) + be(main.count, 4)
+        let iloc = fullBox("iloc", version: 1, [0x44, 0x00] + items)
+        let meta = fullBox("meta", version: 0, fullBox("hdlr", version: 0, be(0, 4) + Array("pict".utf8) + be(0, 13))
+            + fullBox("pitm", version: 0, be(1, 2)) + iinf + iref + iloc + box("idat", thumb + main))
+        let file = box("ftyp", Array("heic".utf8) + be(0, 4) + Array("mif1heic".utf8)) + meta
+        let metadata = try MetadataReader.read(bytes: file, name: "two-exif.heic")
+        XCTAssertEqual(metadata.make, "Apple")
+        XCTAssertEqual(metadata.warnings, [])
+    }
 }
