@@ -39,6 +39,7 @@ public enum InspectCommand: Command {
         } else {
             paths = PhotoFileFinder.expand(arguments.positionals.map { resolve($0, library: arguments.value("library")) })
         }
+        if paths.isEmpty { console.error("inspect: no photos found in \(arguments.positionals.isEmpty ? "the catalog" : arguments.positionals.joined(separator: ", "))") }
         var failed = 0, count = 0
         // Progress (stderr, terminals only) when the data goes elsewhere, so the two never interleave.
         let showProgress = isatty(STDOUT_FILENO) == 0 && paths.count > 1
