@@ -46,6 +46,17 @@ struct FetchRunner {
         }
     }
 
+    /// Waits until at least `count` originals are in place (a running fetch's progress).
+    func waitForStoredFiles(atLeast count: Int, timeout: Double = 30) {
+        let deadline = Date().addingTimeInterval(timeout)
+        let originals = library.appendingPathComponent("originals").path
+        while Date() < deadline {
+            let files = (FileManager.default.enumerator(atPath: originals)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jpg") }
+            if files.count >= count { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
     func contents(of relativePath: String) throws -> Data {
         try Data(contentsOf: library.appendingPathComponent(relativePath))
     }
