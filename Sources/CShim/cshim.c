@@ -118,12 +118,20 @@ ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *war
 }
 
 /* ---- libvips: thumbnails (Thumbnails area) ---- */
+#include <malloc.h>
 
 static void shim_vips_quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;
 }
 
 int shim_vips_setup_batch(const char *argv0, int concurrency) {
+    /* Batch decoding frees and reallocates multi-megabyte buffers on several
+       threads: by default glibc keeps an arena per thread and raises its mmap
+       threshold, so freed image buffers stay resident and peak RSS grows with
+       the thread count. Fixed thresholds hand large buffers back at once. */
+    mallopt(M_ARENA_MAX, 2);
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
     if (vips_init(argv0 ? argv0 : "shoebox") != 0) return -1;
     /* Per-tile warnings ("error in tile 0 x 64") would interleave with our own
        messages, which name the file; the failure itself is still reported. */
@@ -189,4 +197,30 @@ int shim_vips_to_srgb8(VipsImage *in, VipsImage **out, int flatten_alpha) {
 
 void shim_vips_unref(VipsImage *image) {
     if (image) g_object_unref(image);
+}
+
+int shim_vips_thumbnail_jpeg(const char *path, VipsImage **out, int width, int height, int crop, int has_icc,
+                             int shrink) {
+    VipsImage *decoded = NULL;
+    if (vips_jpegload(path, &decoded, "shrink", shrink, "access", VIPS_ACCESS_SEQUENTIAL,
+                      "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL)) {
+        return -1;
+    }
+    int status;
+    if (has_icc) {
+        status = vips_thumbnail_image(decoded, out, width, "height", height, "crop", crop_mode(crop),
+                                      "size", VIPS_SIZE_DOWN, "export_profile", "srgb", NULL);
+    } else {
+        status = vips_thumbnail_image(decoded, out, width, "height", height, "crop", crop_mode(crop),
+                                      "size", VIPS_SIZE_DOWN, NULL);
+    }
+    g_object_unref(decoded);
+    return status;
+}
+
+int shim_vips_is_jpeg(VipsImage *image) {
+    const char *loader = NULL;
+    if (vips_image_get_typeof(image, VIPS_META_LOADER) == 0) return 0;
+    if (vips_image_get_string(image, VIPS_META_LOADER, &loader)) return 0;
+    return loader && strcmp(loader, "jpegload") == 0;
 }

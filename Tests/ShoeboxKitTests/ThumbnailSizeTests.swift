@@ -30,3 +30,14 @@ final class ThumbnailSizeTests: XCTestCase {
         XCTAssertNil(ThumbnailLayout.parse(thumbnail: "thumbnails/CACHEDIR.TAG"))
     }
 }
+
+final class ThumbnailRendererShrinkTests: XCTestCase {
+    func testJPEGShrinkKeepsAtLeastTheNeededPixels() {
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 256.0 / 4000), 8)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 1024.0 / 4000), 2, "1/4 would give 1000 < 1024 pixels")
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.25), 4)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.2), 4)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.6), 1)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 1), 1)
+    }
+}
