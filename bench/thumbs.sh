@@ -103,16 +103,21 @@ if __name__ == "__main__":
         pool.map(one, files, chunksize=1)
 PY
 
-# Each runner prints "SECONDS PEAK_RSS_KB" for one pass over every image.
+# Each runner prints "WALL_SECONDS PEAK_RSS_KB CPU_SECONDS" for one pass over
+# every image; /usr/bin/time lines ("maxrss user sys", one per process) are
+# summed for CPU time, maximised for RSS. On a shared machine CPU time is the
+# steadier figure; wall time is what a user waits.
 now() { date +%s.%N; }
-peak_of() { sort -n "$1" | tail -1; }
+summarize() {  # $1 start, $2 end, $3 file of "%M %U %S" lines
+  awk -v a="$1" -v b="$2" '{ if ($1 > m) m = $1; c += $2 + $3 } END { printf "%.3f %d %.3f", b - a, m, c }' "$3"
+}
 run_shoebox() {  # $1 = sizes
   local start end
   start=$(now)
-  /usr/bin/time -f "%M" -o "$work/rss" "$shoebox" thumbs --library "$library" --size "$1" --force \
+  /usr/bin/time -f "%M %U %S" -o "$work/rss" "$shoebox" thumbs --library "$library" --size "$1" --force \
     --quality "$quality" -j "$cores" >/dev/null 2>"$work/shoebox.err" || { cat "$work/shoebox.err" >&2; exit 1; }
   end=$(now)
-  echo "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}') $(cat "$work/rss")"
+  summarize "$start" "$end" "$work/rss"
 }
 run_vipsthumbnail() {  # $1 = size; one process per core over its share of the files
   local start end out="$work/out-vips" c
@@ -120,40 +125,42 @@ run_vipsthumbnail() {  # $1 = size; one process per core over its share of the f
   split -n "r/$cores" "$work/files.txt" "$work/chunk."
   start=$(now)
   for c in "$work"/chunk.*; do
-    VIPS_CONCURRENCY=1 /usr/bin/time -f "%M" -a -o "$work/rss.all" \
+    VIPS_CONCURRENCY=1 /usr/bin/time -f "%M %U %S" -a -o "$work/rss.all" \
       xargs -a "$c" vipsthumbnail -s "$1" -o "$out/%s.jpg[Q=$quality,strip]" &
   done
   wait
   end=$(now)
   rm -f "$work"/chunk.*
-  echo "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}') $(peak_of "$work/rss.all")"
+  summarize "$start" "$end" "$work/rss.all"
 }
 run_imagemagick() {  # $1 = size; one convert per image, $cores at once, one thread each
   local start end out="$work/out-im" hint=$(( $1 * 2 ))
   rm -rf "$out"; mkdir -p "$out"; : > "$work/rss.all"
   start=$(now)
   # jpeg:size= lets libjpeg decode at a DCT scale no smaller than twice the target.
-  MAGICK_THREAD_LIMIT=1 xargs -a "$work/files.txt" -P "$cores" -I{} /usr/bin/time -f "%M" -a -o "$work/rss.all" \
+  MAGICK_THREAD_LIMIT=1 xargs -a "$work/files.txt" -P "$cores" -I{} /usr/bin/time -f "%M %U %S" -a -o "$work/rss.all" \
     sh -c 'exec "$0" -define "jpeg:size=$1" "$2" -auto-orient -thumbnail "$3" -quality "$4" -strip "$5/$(basename "$2")"' \
     "$convert" "${hint}x${hint}" {} "$1x$1" "$quality" "$out"
   end=$(now)
-  echo "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}') $(peak_of "$work/rss.all")"
+  summarize "$start" "$end" "$work/rss.all"
 }
 run_pillow() {  # $1 = size
   local start end out="$work/out-pil"
   rm -rf "$out"; mkdir -p "$out"
   start=$(now)
-  /usr/bin/time -f "%M" -o "$work/rss" "$venv/bin/python" "$work/pillow_thumbs.py" "$1" "$quality" "$out" "$work/files.txt"
+  /usr/bin/time -f "%M %U %S" -o "$work/rss" "$venv/bin/python" "$work/pillow_thumbs.py" "$1" "$quality" "$out" "$work/files.txt"
   end=$(now)
-  echo "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}') $(cat "$work/rss")"
+  summarize "$start" "$end" "$work/rss"
 }
 
 tools=(shoebox-1 shoebox-1024 shoebox-2 vipsthumbnail vips-1024 imagemagick pillow)
-declare -A times rss
-for t in "${tools[@]}"; do times[$t]=""; rss[$t]=0; done
-record() {  # $1 tool, $2 "seconds rss"
-  local s=${2% *} r=${2#* }
-  times[$1]+="$s "
+declare -A times cpus rss
+for t in "${tools[@]}"; do times[$t]=""; cpus[$t]=""; rss[$t]=0; done
+record() {  # $1 tool, $2 "wall rss cpu"
+  local wall r cpu
+  read -r wall r cpu <<< "$2"
+  times[$1]+="$wall "
+  cpus[$1]+="$cpu "
   [ "$r" -gt "${rss[$1]}" ] && rss[$1]=$r
   return 0
 }
@@ -186,17 +193,18 @@ for pair in "shoebox:$made_sb" "vipsthumbnail:$made_vips" "imagemagick:$made_im"
 done
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-declare -A med
-for t in "${tools[@]}"; do med[$t]=$(echo "${times[$t]}" | median); done
+declare -A med cmed
+for t in "${tools[@]}"; do med[$t]=$(echo "${times[$t]}" | median); cmed[$t]=$(echo "${cpus[$t]}" | median); done
 rate() { awk -v n="$images" -v s="$1" 'BEGIN {printf "%.1f", n / s}'; }
 
 echo
 echo "thumbs benchmark: $images JPEGs 4000x3000 (12 MP), EXIF orientations 1/6/3/8, $cores cores, Q=$quality,"
 echo "size ${size} (shoebox-2: ${size} and 1024 from one decode); median of $rounds rounds; $(vips --version),"
 echo "ImageMagick $("$convert" -version | head -1 | awk '{print $3}'), Pillow $pillow_version"
-printf "%-15s %9s %9s %12s  %s\n" tool seconds images/s "peak RSS MB" "all times (s)"
+printf "%-14s %8s %9s %8s %12s %12s  %s\n" tool "wall s" images/s "CPU s" "img/CPU-s" "peak RSS MB" "wall times (s)"
 for t in "${tools[@]}"; do
-  printf "%-15s %9.3f %9s %12d  %s\n" "$t" "${med[$t]}" "$(rate "${med[$t]}")" $(( rss[$t] / 1024 )) "${times[$t]}"
+  printf "%-14s %8.3f %9s %8.3f %12s %12d  %s\n" "$t" "${med[$t]}" "$(rate "${med[$t]}")" "${cmed[$t]}" \
+    "$(rate "${cmed[$t]}")" $(( rss[$t] / 1024 )) "${times[$t]}"
 done
 echo
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
@@ -205,11 +213,12 @@ two_vs_one=$(ratio "${med[shoebox-2]}" "${med[shoebox-1]}")
 two_vs_large=$(ratio "${med[shoebox-2]}" "${med[shoebox-1024]}")
 vs_im=$(ratio "${med[imagemagick]}" "${med[shoebox-1]}")
 vs_pil=$(ratio "${med[pillow]}" "${med[shoebox-1]}")
+cratio() { ratio "${cmed[$1]}" "${cmed[$2]}"; }
 verdict() { if awk "BEGIN {exit !($1)}"; then echo "met"; else echo "MISSED"; fi; }
-echo "shoebox one size vs vipsthumbnail best: ${vs_vips}x images/s (target >= 1.0): $(verdict "$vs_vips >= 1.0")"
-echo "shoebox two sizes / 1024 alone time:     ${two_vs_large}x (target <= 1.3): $(verdict "$two_vs_large <= 1.3")"
-echo "shoebox two sizes / $size alone time:      ${two_vs_one}x (target <= 1.3): $(verdict "$two_vs_one <= 1.3")"
-echo "shoebox one size vs ImageMagick best:    ${vs_im}x images/s (target >= 1.5): $(verdict "$vs_im >= 1.5")"
-echo "shoebox one size vs Pillow draft:        ${vs_pil}x images/s"
-echo "shoebox 1024 vs vipsthumbnail 1024:      $(ratio "${med[vips-1024]}" "${med[shoebox-1024]}")x images/s"
+echo "shoebox one size vs vipsthumbnail best: ${vs_vips}x images/s (target >= 1.0): $(verdict "$vs_vips >= 1.0");  per CPU-second: $(cratio vipsthumbnail shoebox-1)x"
+echo "shoebox two sizes / 1024 alone time:     ${two_vs_large}x (target <= 1.3): $(verdict "$two_vs_large <= 1.3");  CPU: $(cratio shoebox-2 shoebox-1024)x"
+echo "shoebox two sizes / $size alone time:      ${two_vs_one}x (target <= 1.3): $(verdict "$two_vs_one <= 1.3");  CPU: $(cratio shoebox-2 shoebox-1)x"
+echo "shoebox one size vs ImageMagick best:    ${vs_im}x images/s (target >= 1.5): $(verdict "$vs_im >= 1.5");  per CPU-second: $(cratio imagemagick shoebox-1)x"
+echo "shoebox one size vs Pillow draft:        ${vs_pil}x images/s;  per CPU-second: $(cratio pillow shoebox-1)x"
+echo "shoebox 1024 vs vipsthumbnail 1024:      $(ratio "${med[vips-1024]}" "${med[shoebox-1024]}")x images/s;  per CPU-second: $(cratio vips-1024 shoebox-1024)x"
 echo "shoebox peak RSS: $(( rss[shoebox-1] / 1024 )) MB one size, $(( rss[shoebox-2] / 1024 )) MB two sizes (target < 100): $(verdict "${rss[shoebox-2]} < 102400 && ${rss[shoebox-1]} < 102400")"

@@ -40,4 +40,9 @@ final class ThumbnailRendererShrinkTests: XCTestCase {
         XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.6), 1)
         XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 1), 1)
     }
+
+    func testTimestampsAreISO8601UTC() {
+        XCTAssertEqual(ThumbnailEngine.timestamp(0), "1970-01-01T00:00:00Z")
+        XCTAssertEqual(ThumbnailEngine.timestamp(1_714_558_830), "2024-05-01T10:20:30Z")
+    }
 }
