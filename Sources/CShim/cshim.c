@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <unistd.h>
+#include <fcntl.h>
 #include "cshim.h"
 
 CURLcode shim_curl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -70,8 +71,12 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out) {
 
 // ---- Library (storage) ----
 int shim_syncfs(int fd) { return syncfs(fd); }
+int shim_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
 // ---- Metadata ----
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -117,6 +122,44 @@ ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *war
     return exif;
 }
 
+unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size) {
+    if (!data || !out_size || limit == 0) return NULL;
+    *out_size = 0;
+    GZlibDecompressor *decompressor = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_ZLIB);
+    if (!decompressor) return NULL;
+    size_t capacity = limit < 4096 ? limit : 4096, used = 0, consumed = 0;
+    unsigned char *out = malloc(capacity);
+    int ok = 0;
+    while (out) {
+        gsize read = 0, written = 0;
+        GError *error = NULL;
+        GConverterResult result = g_converter_convert(G_CONVERTER(decompressor), data + consumed, size - consumed,
+                                                      out + used, capacity - used, G_CONVERTER_INPUT_AT_END,
+                                                      &read, &written, &error);
+        consumed += read;
+        used += written;
+        if (result == G_CONVERTER_FINISHED) { ok = 1; break; }
+        int no_space = result == G_CONVERTER_ERROR && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NO_SPACE);
+        if (error) g_error_free(error);
+        if (result == G_CONVERTER_ERROR && !no_space) break;
+        if (no_space || used == capacity) {
+            if (capacity >= limit) break;
+            size_t grown = capacity * 2 < limit ? capacity * 2 : limit;
+            unsigned char *bigger = realloc(out, grown);
+            if (!bigger) break;
+            out = bigger;
+            capacity = grown;
+        } else if (read == 0 && written == 0) {
+            break;  // no progress: give up rather than spin
+        }
+    }
+    g_object_unref(decompressor);
+    if (!ok) { free(out); return NULL; }
+    *out_size = used;
+    return out;
+}
+
+void shim_free(void *pointer) { free(pointer); }
 /* ---- libvips: thumbnails (Thumbnails area) ---- */
 #include <malloc.h>
 

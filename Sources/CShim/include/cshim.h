@@ -55,6 +55,8 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out);
 // ---- Library (storage) ----
 // syncfs(2): one sync for a whole batch of staged originals (needs _GNU_SOURCE).
 int shim_syncfs(int fd);
+// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writeback now, without waiting.
+int shim_start_writeback(int fd, long long offset, long long length);
 // ---- Metadata ----
 // Loads an EXIF block ("Exif\0\0" followed by a TIFF structure) into a new
 // ExifData with EXIF_DATA_OPTION_FOLLOW_SPECIFICATION and
@@ -63,6 +65,12 @@ int shim_syncfs(int fd);
 // NUL-terminated, into `warnings` (at most `warnings_size` bytes).
 // Returns NULL only when out of memory; free with exif_data_unref.
 ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *warnings, size_t warnings_size);
+// Inflates zlib-compressed data (PNG zTXt/iTXt text) through GIO's
+// GZlibDecompressor. Returns a malloc'd buffer of *out_size bytes (free with
+// shim_free), or NULL when the data is not valid zlib, is cut short, or would
+// inflate past `limit` bytes.
+unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size);
+void shim_free(void *pointer);
 
 #endif
 

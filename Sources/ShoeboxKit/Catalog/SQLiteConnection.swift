@@ -45,9 +45,14 @@ final class SQLiteConnection {
     init(path: String, readOnly: Bool) throws {
         self.path = path
         self.readOnly = readOnly
-        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var name = path
+        if readOnly && Self.needsImmutableOpen(path) {
+            name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+            flags |= SQLITE_OPEN_URI
+        }
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         handle = db
         guard code == SQLITE_OK, db != nil else {
             let failure = error(code, "opening")
@@ -58,6 +63,20 @@ final class SQLiteConnection {
     }
 
     deinit { close() }
+
+    /// A WAL database on read-only media (or in a folder we may not write) cannot get
+    /// the `-shm` file readers need; no writer can change it there, so it is opened
+    /// as immutable instead.
+    private static func needsImmutableOpen(_ path: String) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        return access(folder.isEmpty ? "." : folder, W_OK) != 0 && access(path + "-shm", F_OK) != 0
+    }
+
+    private static func uriEscaped(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    }
 
     /// Finalizes every cached statement and closes the database (checkpointing the WAL).
     func close() {

@@ -57,13 +57,14 @@ public final class TransferEngine: @unchecked Sendable {
                     inputDone = true
                     break
                 }
-                start(TransferState(request: request, attempts: 1, maxSize: options.maxSize, store: store))
+                start(TransferState(request: request, attempts: 1, maxSize: options.maxSize, stallTimeout: options.stallTimeout, store: store))
             }
             if inputDone && active.isEmpty && retryQueue.isEmpty { break }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectFinished(completion)
-            if active.count == options.jobs || inputDone || !retryQueue.isEmpty || running > 0 {
+            let canStartMore = !inputDone && active.count < options.jobs
+            if !canStartMore && (!active.isEmpty || !retryQueue.isEmpty) {
                 var ready: Int32 = 0
                 curl_multi_poll(multi, nil, 0, pollTimeoutMilliseconds(), &ready)
             }
@@ -105,8 +106,7 @@ public final class TransferEngine: @unchecked Sendable {
         long(CURLOPT_MAXREDIRS, 10)
         long(CURLOPT_NOSIGNAL, 1)
         long(CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
-        long(CURLOPT_LOW_SPEED_LIMIT, 1)
-        long(CURLOPT_LOW_SPEED_TIME, max(1, Int(options.stallTimeout.rounded(.up))))
+        long(CURLOPT_NOPROGRESS, 0)
         long(CURLOPT_BUFFERSIZE, 256 * 1024)
         long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         long(CURLOPT_PIPEWAIT, 1)
@@ -122,6 +122,8 @@ public final class TransferEngine: @unchecked Sendable {
         }
         shim_curl_setopt_data_function(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         shim_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(state).toOpaque())
+        shim_curl_setopt_xferinfo_function(handle, transferProgressCallback)
+        shim_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(state).toOpaque())
         shim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, state.errorBuffer)
     }
 
@@ -205,4 +207,11 @@ private func transferWriteCallback(data: UnsafeMutablePointer<CChar>?, size: Int
     guard let userdata, let data else { return 0 }
     let state = Unmanaged<TransferState>.fromOpaque(userdata).takeUnretainedValue()
     return state.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+/// libcurl's progress callback: aborts a transfer that stalled (non-zero return).
+private func transferProgressCallback(userdata: UnsafeMutableRawPointer?, downloadTotal: curl_off_t, downloaded: curl_off_t, uploadTotal: curl_off_t, uploaded: curl_off_t) -> Int32 {
+    guard let userdata else { return 0 }
+    let state = Unmanaged<TransferState>.fromOpaque(userdata).takeUnretainedValue()
+    return state.checkProgress(downloaded: Int64(downloaded)) ? 0 : 1
 }

@@ -15,6 +15,7 @@ final class TransferState {
     var discardedErrorBody: Bool { discarding }
     private(set) var hasher = SHA256Hasher()
     private(set) var bytes: Int64 = 0
+    private var writebackOffset: Int64 = 0
     private(set) var prefix: [UInt8] = []
     /// Set when the callback aborted the body on purpose.
     var abortReason: String?
@@ -22,6 +23,11 @@ final class TransferState {
     private var discarding = false
     private var statusChecked = false
     var writeError: Error?
+    /// Monotonic time of the last body byte (or of the attempt's start).
+    private var lastActivity = 0.0
+    private var lastByteCount: Int64 = -1
+    let stallTimeout: Double
+
     /// The easy handle running the current attempt.
     var handle: UnsafeMutableRawPointer?
     /// curl's detailed error text for the current attempt.
@@ -36,7 +42,8 @@ final class TransferState {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    init(request: TransferRequest, attempts: Int, maxSize: Int64, store: OriginalStore) {
+    init(request: TransferRequest, attempts: Int, maxSize: Int64, stallTimeout: Double, store: OriginalStore) {
+        self.stallTimeout = stallTimeout
         self.request = request
         self.attempts = attempts
         self.maxSize = maxSize
@@ -48,12 +55,40 @@ final class TransferState {
         discardFile()
         hasher = SHA256Hasher()
         bytes = 0
+        writebackOffset = 0
         prefix = []
         abortReason = nil
+        stalled = false
         discarding = false
         statusChecked = false
         writeError = nil
         errorBuffer[0] = 0
+        lastActivity = TransferEngine.now()
+        lastByteCount = -1
+    }
+
+    /// Called by curl's progress callback (about once a second, and on every read):
+    /// false when nothing arrived for `stallTimeout` seconds, which aborts the transfer.
+    func checkProgress(downloaded: Int64) -> Bool {
+        let now = TransferEngine.now()
+        if downloaded != lastByteCount {
+            lastByteCount = downloaded
+            lastActivity = now
+            return true
+        }
+        if now - lastActivity >= stallTimeout {
+            abortReason = "stalled: nothing received for \(Self.seconds(stallTimeout))"
+            stalled = true
+            return false
+        }
+        return true
+    }
+
+    /// Whether the current attempt was aborted for stalling (retryable).
+    private(set) var stalled = false
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// Hands the staging file over (after success); the state no longer owns it.
@@ -97,7 +132,17 @@ final class TransferState {
         }
         hasher.update(data)
         bytes += Int64(data.count)
+        startWritebackIfDue()
         return data.count
+    }
+
+    /// Asks the kernel to start writing each 4 MiB to disk as it arrives, so the
+    /// batch's single sync later finds little left to do (overlaps disk and network).
+    private func startWritebackIfDue() {
+        let chunk: Int64 = 4 << 20
+        guard let file, bytes - writebackOffset >= chunk else { return }
+        shim_start_writeback(file.descriptor, writebackOffset, bytes - writebackOffset)
+        writebackOffset = bytes
     }
 
     private func writeAll(_ data: UnsafeRawBufferPointer, to file: StagingFile) throws {

@@ -22,7 +22,7 @@ struct TransferVerdict {
         }
         if let reason = state.abortReason {
             failure = reason
-            retryable = false
+            retryable = state.stalled
             return
         }
         if let error = state.writeError {

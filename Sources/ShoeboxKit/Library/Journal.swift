@@ -63,6 +63,11 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
+    /// Appends one batch of new originals, then the sources naming them (one fsync).
+    public func append(originals: [OriginalRecord], sources: [SourceRecord]) throws {
+        try append(originals.map(JournalEntry.originalStored) + sources.map(JournalEntry.sourceRecorded))
+    }
+
     /// Every complete entry of the journal at `path`, oldest first; `[]` when there is
     /// no journal. A torn last line (cut short or garbled by a crash) is ignored; a bad
     /// line before it throws `JournalError.malformed`.

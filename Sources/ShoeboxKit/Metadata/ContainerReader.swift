@@ -1,9 +1,25 @@
 /// Picks the container reader for a sniffed format.
 enum ContainerReader {
-    static func read(_ source: ByteSource, format: ImageFormat, path: String) throws -> ContainerContents {
+    /// Formats whose structure Shoebox walks itself; for the others only the format is reported.
+    static func isSupported(_ format: ImageFormat) -> Bool {
+        switch format {
+        case .jpeg, .png, .webp, .heic, .heif, .avif, .gif, .bmp: return true
+        default: return format.isTIFFBased
+        }
+    }
+
+    static func read(_ source: ByteSource, format: ImageFormat) throws -> ContainerContents {
         switch format {
         case .jpeg:
             return try JPEGContainer.read(source)
+        case .png:
+            return try PNGContainer.read(source)
+        case .webp:
+            return try WebPContainer.read(source)
+        case .heic, .heif, .avif:
+            return try ISOMediaContainer.read(source, format: format)
+        case .gif, .bmp:
+            return try HeaderOnlyContainer.read(source, format: format)
         case _ where format.isTIFFBased:
             let repacked = TIFFStructure.repack(source)
             var contents = ContainerContents(format: repacked.isDNG ? .dng : format)
@@ -13,7 +29,7 @@ enum ContainerReader {
             return contents
         default:
             var contents = ContainerContents(format: format)
-            contents.warnings.append("reading metadata from \(format.rawValue.uppercased()) files is not supported yet")
+            contents.warnings.append("Shoebox does not read metadata from \(format.rawValue.uppercased()) files yet; only the format is known")
             return contents
         }
     }

@@ -21,7 +21,7 @@ public enum MetadataReader {
         guard source.size > 0 else { throw MetadataError.empty(path: path) }
         let prefix = try source.bytes(at: 0, count: FormatSniffer.prefixLength)
         guard let sniffed = FormatSniffer.sniff(prefix) else { throw MetadataError.notAnImage(path: path) }
-        var contents = try ContainerReader.read(source, format: sniffed, path: path)
+        var contents = try ContainerReader.read(source, format: sniffed)
         if contents.format == .tiff, let refined = rawFormat(forExtensionOf: path) { contents.format = refined }
         var metadata = PhotoMetadata()
         metadata.format = contents.format
@@ -31,7 +31,8 @@ public enum MetadataReader {
         if let tiff = contents.exif {
             ExifBlockReader.read(tiff: tiff, into: &metadata, includeAllTags: includeAllTags)
         }
-        if metadata.width == nil && contents.exif == nil && !contents.warnings.isEmpty {
+        // Nothing at all could be read from a format we walk: the file is broken, not just its EXIF.
+        if ContainerReader.isSupported(sniffed), metadata.width == nil, contents.exif == nil, !contents.warnings.isEmpty {
             throw MetadataError.damaged(path: path, format: contents.format, detail: contents.warnings.joined(separator: "; "))
         }
         return metadata

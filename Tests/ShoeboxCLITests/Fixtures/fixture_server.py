@@ -11,6 +11,7 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /big/KEY?size=N&cl=0|1                          N bytes (JPEG magic + zeros), with or without Content-Length
   /stall/KEY                                      headers and a little body, then silence
   /redirect/N, /redirect-loop, /redirect-to?to=URL
+  /versioned/KEY?change=0|1                       ETag "vN"; with change=1 every request gives new bytes
   /gzip/NAME                                      a photo sent with Content-Encoding: gzip
   /slow/NAME?delay=SECONDS                        a photo after a delay
   /_log/KEY    JSON: request times (monotonic seconds) seen for KEY
@@ -171,6 +172,21 @@ class Handler(BaseHTTPRequestHandler):
             headers["Content-Disposition"] = 'attachment; filename="%s"' % q["cd"]
         ct = q.get("ct", "image/jpeg")
         self.send_body(200, body, None if ct == "none" else ct, headers)
+
+    def route_versioned(self, key, q):
+        """New bytes (and a new ETag) on every unconditional request; 304 when the ETag matches."""
+        with state_lock:
+            version = counters.get("versioned/" + key, 0)
+        etag = '"v%d"' % version
+        if version and self.headers.get("If-None-Match") == etag and q.get("change") != "1":
+            self.note("versioned-304/" + key)
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        n = self.note("versioned/" + key)
+        self.send_body(200, jpeg_with_exif("%s-v%d" % (key, n)), "image/jpeg", {"ETag": '"v%d"' % n})
 
     def route_png(self, key, q):
         self.send_body(200, tiny_png(key), q.get("ct", "image/png"))

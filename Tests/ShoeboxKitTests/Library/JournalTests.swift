@@ -141,3 +141,17 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(originals.count, 160)
     }
 }
+
+extension JournalTests {
+    func testBatchOfOriginalsAndSourcesIsWrittenOriginalsFirst() throws {
+        let entries = sampleEntriesForBatch()
+        try Journal(path: journalPath).append(originals: [entries.0], sources: [entries.1])
+        XCTAssertEqual(try Journal.read(path: journalPath), [.originalStored(entries.0), .sourceRecorded(entries.1)])
+    }
+
+    private func sampleEntriesForBatch() -> (OriginalRecord, SourceRecord) {
+        let original = OriginalRecord(sha256: String(repeating: "a", count: 64), path: "originals/a.jpg", bytes: 1, contentType: "image/jpeg", addedAt: "t")
+        let source = SourceRecord(url: "http://127.0.0.1/a.jpg", sha256: original.sha256, fetchedAt: "t", outcome: .stored)
+        return (original, source)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import ShoeboxKit
+
+/// `shoebox inspect [PATH ...] [--library DIR] [--json] [--all]`.
+public enum InspectCommand: Command {
+    public static let spec = CommandSpec(
+        name: "inspect",
+        abstract: "Show EXIF and GPS metadata of photos (JPEG, TIFF/raw, PNG, WebP, HEIC/AVIF).",
+        arguments: "[PATH ...]",
+        options: [
+            LibraryOption.spec,
+            OptionSpec("json", help: "Print a JSON array, one object per file, compatible with `exiftool -json -n`."),
+            OptionSpec("all", short: "a", help: "Also print every EXIF tag, grouped by IFD (IFD0, ExifIFD, GPS, Interop, IFD1)."),
+        ],
+        discussion: """
+        PATH is a file or a directory (recursed, in path order). With --library and no PATH, every original in
+        the catalog is inspected, in library order. Pixels are never decoded: only the headers are read.
+        Exit status: 0 every file read, 1 some file could not be read, 2 usage, 4 library unusable.
+        """
+    )
+
+    public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let json = arguments.flag("json"), all = arguments.flag("all")
+        let paths: [String]
+        if arguments.positionals.isEmpty {
+            guard arguments.value("library") != nil || console.environment["SHOEBOX_LIBRARY"] != nil else {
+                throw UsageError.missingArgument("PATH: give files or directories to inspect, or --library DIR")
+            }
+            let layout = try LibraryOption.layout(arguments, console: console)
+            do {
+                let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+                defer { catalog.close() }
+                paths = try catalog.allOriginals().map { layout.absolute($0.path) }
+            } catch {
+                console.error("inspect: \(error)")
+                return ExitStatus.libraryUnusable
+            }
+        } else {
+            paths = PhotoFileFinder.expand(arguments.positionals)
+        }
+        var failed = 0, count = 0
+        if json { console.out("[") }
+        // Formatting runs on the reader threads; printing stays in input order here.
+        MetadataBatch.read(paths, includeAllTags: all, transform: { item in
+            render(item, json: json, all: all)
+        }) { rendered in
+            count += 1
+            if rendered.failed { failed += 1 }
+            if json {
+                console.out(rendered.text + (count < paths.count ? "," : ""))
+            } else if rendered.failed {
+                console.error(rendered.text)
+            } else {
+                console.out((count > 1 ? "\n" : "") + rendered.text)
+            }
+        }
+        if json { console.out("]") }
+        if failed > 0 {
+            console.error("inspect: \(failed) of \(paths.count) files could not be read")
+            return ExitStatus.someFailed
+        }
+        return ExitStatus.success
+    }
+
+    /// One file's output: a JSON object, a block for people, or (not JSON) the error message for stderr.
+    private static func render(_ item: MetadataBatch.Item, json: Bool, all: Bool) -> (text: String, failed: Bool) {
+        let failed: Bool
+        if case .failure = item.result { failed = true } else { failed = false }
+        if json { return (InspectPrinter.json(item, includeAllTags: all), failed) }
+        switch item.result {
+        case .success(let metadata):
+            return (InspectPrinter.block(metadata, path: item.path, fileSize: item.fileSize, includeAllTags: all), false)
+        case .failure(let error):
+            return (error.description, true)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import ShoeboxKit
+
+/// `shoebox reindex --library DIR [--force]`.
+public enum ReindexCommand: Command {
+    public static let spec = CommandSpec(
+        name: "reindex",
+        abstract: "Rebuild the catalog from originals/ and the journal.",
+        options: [
+            LibraryOption.spec,
+            OptionSpec("force", help: "Rebuild even when the current catalog is healthy (it is kept beside the new one)."),
+            OptionSpec("json", help: "Print the report as one JSON object on stdout."),
+            OptionSpec("jobs", short: "j", .value("N"), help: "Files hashed at once.", default: "the number of cores"),
+        ],
+        discussion: """
+        Every file under originals/ is hashed; originals known to journal.jsonl get their journaled record back (sources,
+        ETags, metadata, thumbnails), other files are recorded from their own bytes and EXIF and journaled. The new catalog
+        is built aside and moved into place when complete; a previous catalog.sqlite (corrupt, or replaced with --force)
+        is kept as catalog.sqlite.corrupt-TIME or catalog.sqlite.replaced-TIME.
+        Exit status: 0 rebuilt, 1 rebuilt but some files were unreadable, 2 usage or healthy catalog without --force,
+        3 library locked by another process, 4 library unusable.
+        """
+    )
+
+    public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let layout = try LibraryOption.layout(arguments, console: console)
+        let reindexer = LibraryReindexer(
+            layout: layout, force: arguments.flag("force"),
+            jobs: try arguments.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256))
+        console.progress("reindex: hashing \(layout.originals)…")
+        let report: ReindexReport
+        do {
+            report = try reindexer.run()
+        } catch let error as VerifyError {
+            console.clearProgress()
+            console.error("reindex: \(error)")
+            if case .catalogHealthy = error { return ExitStatus.usage }
+            return ExitStatus.libraryUnusable
+        } catch {
+            console.clearProgress()
+            return LibraryFailure.status(for: error, command: "reindex", console: console)
+        }
+        console.clearProgress()
+        if arguments.flag("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            console.out((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
+        } else {
+            for line in lines(report, layout: layout) { console.out(line) }
+        }
+        return report.unreadableFiles.isEmpty ? ExitStatus.success : ExitStatus.someFailed
+    }
+
+    static func lines(_ report: ReindexReport, layout: LibraryLayout) -> [String] {
+        var lines = [String(format: "reindex: rebuilt %@ in %.2f s", layout.catalog, report.seconds)]
+        lines.append("originals: \(report.originals) (\(report.originalsFromJournal) from the journal, "
+            + "\(report.originalsFromFiles) recorded from their files and journaled)")
+        lines.append("sources: \(report.sources)" + (report.sourcesDropped > 0
+            ? " (\(report.sourcesDropped) journaled sources left out: their original is not in the library)" : ""))
+        lines.append("thumbnails: \(report.thumbnails)" + (report.thumbnailsDropped > 0
+            ? " (\(report.thumbnailsDropped) left out: file or original gone)" : ""))
+        if let previous = report.previousCatalog {
+            lines.append("previous catalog (\(report.previousCatalogState ?? "orphaned write-ahead log")) kept as \(previous)")
+        }
+        if report.stagedPublished > 0 || report.tempFilesRemoved > 0 {
+            lines.append("interrupted run: \(report.stagedPublished) staged originals moved into place, "
+                + "\(report.tempFilesRemoved) temp files removed")
+        }
+        if report.journaledOriginalsWithoutFile > 0 {
+            lines.append("left out: \(report.journaledOriginalsWithoutFile) journaled originals whose file is not in originals/")
+        }
+        for path in report.duplicateFiles { lines.append("duplicate \(path): same bytes as another original; left out of the catalog") }
+        for path in report.unreadableFiles { lines.append("unreadable \(path): could not be hashed; left out of the catalog") }
+        return lines
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import ShoeboxKit
+
+/// `shoebox verify --library DIR [--quick] [--json]`.
+public enum VerifyCommand: Command {
+    public static let spec = CommandSpec(
+        name: "verify",
+        abstract: "Check that every original is still there, bit for bit, with its metadata.",
+        options: [
+            LibraryOption.spec,
+            OptionSpec("quick", help: "Compare sizes only (no hashing, no EXIF)."),
+            OptionSpec("json", help: "Print one JSON object per problem on stdout."),
+            OptionSpec("jobs", short: "j", .value("N"), help: "Files checked at once.", default: "the number of cores"),
+        ],
+        discussion: """
+        For every original in the catalog: the file exists, is read-only, has the recorded size and SHA-256, and its EXIF
+        capture time, make, model and GPS equal what was recorded. Also reported: files under originals/ the catalog does
+        not know, originals missing from journal.jsonl, thumbnails missing or older than their original, and (as notices,
+        which do not fail the run) temp files left by an interrupted run.
+        Problems are printed one per line on stdout as 'KIND PATH: DETAIL'; the summary goes to stderr.
+        Exit status: 0 no problems, 1 problems found, 2 usage, 3 a writer is running, 4 library or catalog unusable.
+        """
+    )
+
+    public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let layout = try LibraryOption.layout(arguments, console: console)
+        let verifier = LibraryVerifier(
+            layout: layout, quick: arguments.flag("quick"),
+            jobs: try arguments.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256))
+        console.progress("verify: checking \(layout.root)…")
+        let report: VerifyReport
+        do {
+            report = try verifier.run()
+        } catch {
+            console.clearProgress()
+            return LibraryFailure.status(for: error, command: "verify", console: console)
+        }
+        console.clearProgress()
+        let json = arguments.flag("json")
+        for finding in report.findings {
+            console.out(json ? jsonLine(finding) : finding.line)
+        }
+        console.note(summary(report, jobs: verifier.jobs) + "\n")
+        return report.isClean ? ExitStatus.success : ExitStatus.someFailed
+    }
+
+    private static func jsonLine(_ finding: VerifyProblem) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(finding)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    static func summary(_ report: VerifyReport, jobs: Int) -> String {
+        let hashing = report.quick
+            ? "sizes only"
+            : String(format: "%.2f GB hashed in %.2f s, %.2f GB/s on %d threads",
+                     Double(report.bytesHashed) / 1e9, report.hashSeconds, report.gigabytesPerSecond, jobs)
+        let notices = report.noticeCount == 1 ? "1 notice" : "\(report.noticeCount) notices"
+        let problems = report.problemCount == 1 ? "1 problem" : "\(report.problemCount) problems"
+        return "verify: \(report.originalsChecked) originals checked (\(hashing)), \(report.filesScanned) files under originals/, "
+            + "\(report.thumbnailsChecked) thumbnails: \(problems), \(notices)"
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Reads many files' metadata on all cores while handing results back in the
+/// order of the input, a batch at a time (so output streams for a large library).
+public enum MetadataBatch {
+    /// One file's outcome.
+    public struct Item: Sendable {
+        public var path: String
+        /// Size in bytes, when the file could be stat'ed.
+        public var fileSize: Int64?
+        public var result: Result<PhotoMetadata, MetadataError>
+    }
+
+    /// Calls `body` for every path, in order. `threads` readers run at once.
+    public static func read(
+        _ paths: [String], includeAllTags: Bool, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        batchSize: Int = 256, body: (Item) -> Void
+    ) {
+        read(paths, includeAllTags: includeAllTags, threads: threads, batchSize: batchSize, transform: { $0 }, body: body)
+    }
+
+    /// Like `read`, with `transform` (formatting, say) also run on the reader threads;
+    /// `body` gets the transformed results in input order, on the calling thread.
+    public static func read<Output>(
+        _ paths: [String], includeAllTags: Bool, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        batchSize: Int = 256, transform: @Sendable (Item) -> Output, body: (Output) -> Void
+    ) {
+        var start = 0
+        while start < paths.count {
+            let batch = Array(paths[start..<min(start + batchSize, paths.count)])
+            // Each worker writes only its own indexes: no two threads touch the same slot.
+            nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Output?>.allocate(capacity: batch.count)
+            results.initialize(repeating: nil)
+            defer {
+                results.deinitialize()
+                results.deallocate()
+            }
+            let workers = max(1, min(threads, batch.count))
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var index = worker
+                while index < batch.count {
+                    results[index] = transform(readOne(batch[index], includeAllTags: includeAllTags))
+                    index += workers
+                }
+            }
+            for result in results { if let result { body(result) } }
+            start += batch.count
+        }
+    }
+
+    public static func readOne(_ path: String, includeAllTags: Bool) -> Item {
+        var info = stat()
+        let size: Int64? = stat(path, &info) == 0 ? Int64(info.st_size) : nil
+        do {
+            return Item(path: path, fileSize: size, result: .success(try MetadataReader.read(path: path, includeAllTags: includeAllTags)))
+        } catch let error as MetadataError {
+            return Item(path: path, fileSize: size, result: .failure(error))
+        } catch {
+            return Item(path: path, fileSize: size, result: .failure(.readFailed(path: path, reason: "\(error)")))
+        }
+    }
+}

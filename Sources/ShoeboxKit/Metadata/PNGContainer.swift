@@ -1,0 +1,161 @@
+import CShim
+
+/// Walks PNG chunk headers from IHDR to IEND (pixel data is skipped, never
+/// read): the pixel size is in IHDR, the EXIF block in an `eXIf` chunk or, in
+/// files from older tools, in a "Raw profile type exif" text chunk
+/// (tEXt, zTXt or iTXt) holding the block as hex digits. Both may come after IDAT.
+enum PNGContainer {
+    /// Text chunks larger than this are not read (a real EXIF profile is a few KiB of hex).
+    static let maximumTextChunk = 4 * 1024 * 1024
+    static let maximumChunks = 100_000
+
+    static func read(_ source: ByteSource) throws -> ContainerContents {
+        var contents = ContainerContents(format: .png)
+        var offset = 8
+        var rawProfile: [UInt8]?
+        for index in 0..<maximumChunks {
+            guard let header = try source.exactly(at: offset, count: 8) else {
+                contents.warnings.append("PNG ends at byte \(offset) without an IEND chunk (file truncated)")
+                break
+            }
+            let length = Int(bigEndian32(header, 0))
+            let type = String(decoding: header[4..<8], as: UTF8.self)
+            let dataOffset = offset + 8
+            guard length <= source.size - dataOffset else {
+                contents.warnings.append("PNG chunk \(type) at byte \(offset) runs past the end of the file (truncated)")
+                break
+            }
+            if index == 0 && type != "IHDR" {
+                contents.warnings.append("PNG does not start with an IHDR chunk")
+                break
+            }
+            switch type {
+            case "IHDR":
+                if let data = try source.exactly(at: dataOffset, count: 8) {
+                    contents.setSize(width: Int(bigEndian32(data, 0)), height: Int(bigEndian32(data, 4)))
+                }
+            case "eXIf":
+                if contents.exif == nil {
+                    contents.setExif(try source.bytes(at: dataOffset, count: length), from: "PNG eXIf chunk")
+                }
+            case "tEXt", "zTXt", "iTXt":
+                if rawProfile == nil, length <= maximumTextChunk,
+                   let keyword = try source.exactly(at: dataOffset, count: min(length, 80)),
+                   isRawExifProfile(keyword) {
+                    let chunk = try source.bytes(at: dataOffset, count: length)
+                    rawProfile = decodeTextChunk(type: type, chunk, warnings: &contents.warnings)
+                }
+            case "IEND":
+                return finish(contents, rawProfile)
+            default:
+                break
+            }
+            offset = dataOffset + length + 4  // data and CRC
+        }
+        return finish(contents, rawProfile)
+    }
+
+    private static func finish(_ contents: ContainerContents, _ rawProfile: [UInt8]?) -> ContainerContents {
+        var contents = contents
+        if contents.exif == nil, let rawProfile {
+            contents.setExif(rawProfile, from: "PNG \"Raw profile type exif\" text chunk")
+        }
+        return contents
+    }
+
+    private static func isRawExifProfile(_ prefix: [UInt8]) -> Bool {
+        guard let nul = prefix.firstIndex(of: 0) else { return false }
+        let keyword = String(decoding: prefix[..<nul], as: UTF8.self)
+        return keyword == "Raw profile type exif" || keyword == "Raw profile type APP1"
+    }
+
+    /// The text of a tEXt/zTXt/iTXt chunk (inflated when compressed), then the profile's hex decoded.
+    static func decodeTextChunk(type: String, _ chunk: [UInt8], warnings: inout [String]) -> [UInt8]? {
+        guard let nul = chunk.firstIndex(of: 0) else { return nil }
+        var rest = chunk[(nul + 1)...]
+        var compressed = false
+        switch type {
+        case "zTXt":
+            guard rest.first == 0 else { return nil }  // compression method 0 = zlib
+            rest = rest.dropFirst()
+            compressed = true
+        case "iTXt":
+            guard rest.count >= 2 else { return nil }
+            compressed = rest[rest.startIndex] == 1
+            rest = rest.dropFirst(2)
+            for _ in 0..<2 {  // language tag, translated keyword
+                guard let end = rest.firstIndex(of: 0) else { return nil }
+                rest = rest[(end + 1)...]
+            }
+        default:
+            break
+        }
+        var text = Array(rest)
+        if compressed {
+            guard let inflated = inflate(text, limit: maximumTextChunk * 4) else {
+                warnings.append("PNG \(type) \"Raw profile type exif\" chunk does not inflate (corrupt zlib data)")
+                return nil
+            }
+            text = inflated
+        }
+        guard let profile = decodeRawProfile(text) else {
+            warnings.append("PNG \"Raw profile type exif\" text is malformed")
+            return nil
+        }
+        return profile
+    }
+
+    /// "\nexif\n   LENGTH\nHEX HEX..." as written by ImageMagick and exiftool.
+    static func decodeRawProfile(_ text: [UInt8]) -> [UInt8]? {
+        let body = text.drop { $0 == 0x0A || $0 == 0x0D }
+        var lines = body.split(separator: 0x0A, maxSplits: 2, omittingEmptySubsequences: false)
+        guard lines.count == 3 else { return nil }
+        let lengthText = String(decoding: lines[1], as: UTF8.self).trimmingSpaces
+        guard let length = Int(lengthText), length > 0, length <= text.count / 2 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(length)
+        var high: UInt8?
+        for character in lines.removeLast() {
+            guard let nibble = hexValue(character) else {
+                if character == 0x20 || character == 0x0A || character == 0x0D || character == 0x09 { continue }
+                return nil
+            }
+            if let h = high {
+                bytes.append(h << 4 | nibble)
+                high = nil
+                if bytes.count == length { break }
+            } else {
+                high = nibble
+            }
+        }
+        return bytes.count == length ? bytes : nil
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x41...0x46: return c - 0x41 + 10
+        case 0x61...0x66: return c - 0x61 + 10
+        default: return nil
+        }
+    }
+
+    static func inflate(_ data: [UInt8], limit: Int) -> [UInt8]? {
+        var size = 0
+        guard let pointer = data.withUnsafeBufferPointer({ shim_zlib_inflate($0.baseAddress, $0.count, limit, &size) }) else {
+            return nil
+        }
+        defer { shim_free(pointer) }
+        return Array(UnsafeBufferPointer(start: pointer, count: size))
+    }
+
+    private static func bigEndian32(_ b: [UInt8], _ offset: Int) -> UInt32 {
+        UInt32(b[offset]) << 24 | UInt32(b[offset + 1]) << 16 | UInt32(b[offset + 2]) << 8 | UInt32(b[offset + 3])
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+
+/// `shoebox reindex`: rebuilds `catalog.sqlite` from the files under `originals/`
+/// and the journal, so that losing the catalog never means losing the archive.
+///
+/// Every file is hashed; a file whose hash has a journaled record gets that record
+/// back (with its sources, ETags, metadata and thumbnails); a file the journal does
+/// not know is recorded from its own bytes and EXIF, and journaled. The new catalog
+/// is built in `.tmp/` and moved into place only when complete; the previous file,
+/// if any, is kept beside it (`catalog.sqlite.corrupt-…` or `catalog.sqlite.replaced-…`).
+/// A healthy catalog is only replaced with `force`. Takes the library lock exclusively.
+public struct LibraryReindexer: Sendable {
+    public let layout: LibraryLayout
+    public var force: Bool
+    public var jobs: Int
+    public var readMetadata: MetadataReading?
+
+    public init(layout: LibraryLayout, force: Bool = false, jobs: Int? = nil, readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
+        self.layout = layout
+        self.force = force
+        self.jobs = jobs ?? ParallelLoop.defaultJobs
+        self.readMetadata = readMetadata
+    }
+
+    public func run() throws -> ReindexReport {
+        let start = Date()
+        try LibraryVerifier.requireLibrary(layout)
+        let lock = try LibraryLock(layout: layout, mode: .exclusive)
+        defer { withExtendedLifetime(lock) {} }
+        var report = ReindexReport()
+        report.previousCatalogState = try assessCurrentCatalog()
+        let store = try LocalOriginalStore(layout: layout)
+        let state = JournalState(try Journal.read(path: layout.journal))
+        try recoverStaged(store: store, state: state, report: &report)
+
+        let files = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout).filter(\.isRegular)
+        let hashes = hash(files, report: &report)
+        let (originals, unjournaled) = chooseOriginals(files, hashes: hashes, state: state, report: &report)
+        if !unjournaled.isEmpty {
+            try Journal(path: layout.journal).append(unjournaled.map(JournalEntry.originalStored))
+        }
+        let known = Set(originals.map(\.sha256))
+        let sources = state.sources.values.filter { $0.sha256.map(known.contains) ?? true }.sorted { $0.url < $1.url }
+        report.sources = sources.count
+        report.sourcesDropped = state.sources.count - sources.count
+        let thumbnails = state.thumbnails.values
+            .filter { known.contains($0.originalSHA256) && access(layout.absolute($0.path), F_OK) == 0 }
+            .sorted { $0.path < $1.path }
+        report.thumbnails = thumbnails.count
+        report.thumbnailsDropped = state.thumbnails.count - thumbnails.count
+        report.previousCatalog = try install(originals: originals, sources: sources, thumbnails: thumbnails, state: report.previousCatalogState)
+        report.seconds = Date().timeIntervalSince(start)
+        return report
+    }
+
+    // MARK: Steps
+
+    /// nil when there is no catalog; why it may be replaced otherwise; throws when it must not be.
+    private func assessCurrentCatalog() throws -> String? {
+        guard FileManager.default.fileExists(atPath: layout.catalog) else { return nil }
+        do {
+            let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+            let count = try catalog.countOriginals()
+            catalog.close()
+            guard force else { throw VerifyError.catalogHealthy(path: layout.catalog, originals: count) }
+            return "replaced"
+        } catch let error as CatalogError {
+            switch error {
+            case .corrupt: return "corrupt"
+            case .schemaTooNew, .busy: throw error
+            default: return "unusable"
+            }
+        }
+    }
+
+    private func recoverStaged(store: LocalOriginalStore, state: JournalState, report: inout ReindexReport) throws {
+        report.tempFilesRemoved += try store.removePartialDownloads()
+        for sha256 in try store.pendingStaged() {
+            if let record = state.originals[sha256], !store.exists(path: record.path) {
+                try store.publish(sha256: sha256, to: record.path)
+                report.stagedPublished += 1
+            } else {
+                store.discardStaged(sha256: sha256)
+                report.tempFilesRemoved += 1
+            }
+        }
+    }
+
+    private func hash(_ files: [LibraryFile], report: inout ReindexReport) -> [String: String] {
+        let results = LockedBox((hashes: [String: String](), bytes: Int64(0), unreadable: [String]()))
+        let layout = layout
+        ParallelLoop.run(count: files.count, jobs: jobs) { index in
+            let file = files[index]
+            let result = try? SHA256Hasher.hashFile(atPath: layout.absolute(file.path))
+            results.update {
+                if let result {
+                    $0.hashes[file.path] = result.sha256
+                    $0.bytes += result.bytes
+                } else {
+                    $0.unreadable.append(file.path)
+                }
+            }
+        }
+        let collected = results.current
+        report.bytesHashed = collected.bytes
+        report.unreadableFiles = collected.unreadable.sorted()
+        return collected.hashes
+    }
+
+    /// One record per distinct content, and the records that were not journaled.
+    private func chooseOriginals(
+        _ files: [LibraryFile], hashes: [String: String], state: JournalState, report: inout ReindexReport
+    ) -> (all: [OriginalRecord], unjournaled: [OriginalRecord]) {
+        var bySHA: [String: [LibraryFile]] = [:]
+        var order: [String] = []
+        for file in files {
+            guard let sha = hashes[file.path] else { continue }
+            if bySHA[sha] == nil { order.append(sha) }
+            bySHA[sha, default: []].append(file)
+        }
+        var all: [OriginalRecord] = []
+        var unjournaled: [OriginalRecord] = []
+        for sha in order {
+            let copies = bySHA[sha] ?? []
+            let journaled = state.originals[sha]
+            let chosen = copies.first { $0.path == journaled?.path } ?? copies[0]
+            report.duplicateFiles += copies.filter { $0.path != chosen.path }.map(\.path)
+            if var record = journaled {
+                record.path = chosen.path
+                record.bytes = chosen.bytes
+                all.append(record)
+                report.originalsFromJournal += 1
+            } else {
+                let record = recordFromFile(chosen, sha256: sha)
+                all.append(record)
+                unjournaled.append(record)
+                report.originalsFromFiles += 1
+            }
+        }
+        report.journaledOriginalsWithoutFile = state.originals.keys.filter { bySHA[$0] == nil }.count
+        report.duplicateFiles.sort()
+        return (all, unjournaled)
+    }
+
+    /// What the file itself says, for an original the journal does not know.
+    private func recordFromFile(_ file: LibraryFile, sha256: String) -> OriginalRecord {
+        let absolute = layout.absolute(file.path)
+        let format = Self.sniff(absolute)
+        let metadata = readMetadata.flatMap { try? $0(absolute) }
+        let modified = time_t(file.modified)
+        return OriginalRecord(
+            sha256: sha256, path: file.path, bytes: file.bytes,
+            contentType: format?.mimeType ?? "application/octet-stream",
+            width: metadata?.width, height: metadata?.height,
+            takenAt: metadata?.bestCaptureDate ?? Timestamp.exif(modified),
+            make: metadata?.make, model: metadata?.model,
+            gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude,
+            gpsAltitude: metadata?.gps?.altitude, orientation: metadata?.orientation,
+            addedAt: Timestamp.iso8601(modified))
+    }
+
+    private static func sniff(_ path: String) -> ImageFormat? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let prefix = (try? handle.read(upToCount: FormatSniffer.prefixLength)) ?? Data()
+        return FormatSniffer.sniff([UInt8](prefix))
+    }
+
+    // MARK: Installing the new catalog
+
+    /// Builds the catalog in .tmp/, moves the previous one aside, puts the new one in place.
+    private func install(
+        originals: [OriginalRecord], sources: [SourceRecord], thumbnails: [ThumbnailRecord], state: String?
+    ) throws -> String? {
+        let rebuild = layout.staging + "/catalog.sqlite.rebuild"
+        Self.removeDatabase(rebuild)
+        do {
+            let catalog = try SQLiteCatalog(path: rebuild)
+            try catalog.transaction {
+                for record in originals { try catalog.insertOriginal(record) }
+                for record in sources { try catalog.upsertSource(record) }
+                for record in thumbnails { try catalog.upsertThumbnail(record) }
+            }
+            catalog.close()
+        } catch {
+            Self.removeDatabase(rebuild)
+            throw error
+        }
+        let previous = try moveCurrentCatalogAside(state: state)
+        guard rename(rebuild, layout.catalog) == 0 else {
+            let detail = String(cString: strerror(errno))
+            if let previous { _ = rename(layout.absolute(previous), layout.catalog) }
+            Self.removeDatabase(rebuild)
+            throw VerifyError.cannotReplace(path: layout.catalog, detail: detail)
+        }
+        Self.syncFolder(layout.root)
+        return previous
+    }
+
+    /// Renames catalog.sqlite (and its -wal) to a dated name; a stray -wal without its
+    /// database is moved too, so SQLite never replays it into the new file.
+    private func moveCurrentCatalogAside(state: String?) throws -> String? {
+        let files = FileManager.default
+        let hasCatalog = files.fileExists(atPath: layout.catalog)
+        let hasWAL = files.fileExists(atPath: layout.catalog + "-wal")
+        unlink(layout.catalog + "-shm")
+        guard hasCatalog || hasWAL else { return nil }
+        let stamp = Timestamp.iso8601().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+        let name = "catalog.sqlite.\(hasCatalog ? (state ?? "replaced") : "orphan")-\(stamp)"
+        let target = layout.absolute(name)
+        if hasCatalog, rename(layout.catalog, target) != 0 {
+            throw VerifyError.cannotReplace(path: layout.catalog, detail: "cannot move it aside: \(String(cString: strerror(errno)))")
+        }
+        if hasWAL, rename(layout.catalog + "-wal", target + "-wal") != 0 {
+            let detail = String(cString: strerror(errno))
+            if hasCatalog { _ = rename(target, layout.catalog) }
+            throw VerifyError.cannotReplace(path: layout.catalog, detail: "cannot move its -wal aside: \(detail)")
+        }
+        return name
+    }
+
+    private static func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    }
+
+    private static func syncFolder(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// `shoebox verify`: checks that every original in the catalog is still there bit
+/// for bit with its metadata, and that nothing else crept into the library.
+///
+/// Takes the library lock shared (fails with `LibraryError.locked` while a writer
+/// runs), reads the catalog read-only, hashes originals on `jobs` threads.
+public struct LibraryVerifier: Sendable {
+    public let layout: LibraryLayout
+    public var quick: Bool
+    public var jobs: Int
+    public var readMetadata: MetadataReading?
+
+    public init(layout: LibraryLayout, quick: Bool = false, jobs: Int? = nil, readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
+        self.layout = layout
+        self.quick = quick
+        self.jobs = jobs ?? ParallelLoop.defaultJobs
+        self.readMetadata = readMetadata
+    }
+
+    /// The EXIF reader verify and reindex use unless told otherwise.
+    public static let defaultMetadataReader: MetadataReading? = { try MetadataReader.read(path: $0) }
+
+    public func run() throws -> VerifyReport {
+        let start = Date()
+        try Self.requireLibrary(layout)
+        let lock = try Self.sharedLock(layout)
+        defer { withExtendedLifetime(lock) {} }
+        guard FileManager.default.fileExists(atPath: layout.catalog) else {
+            throw VerifyError.catalogMissing(path: layout.catalog, library: layout.root)
+        }
+        let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+        let (originals, thumbnails) = try catalog.transaction { (try catalog.allOriginals(), try catalog.allThumbnails()) }
+        catalog.close()
+
+        var report = VerifyReport()
+        report.quick = quick
+        report.originalsChecked = originals.count
+        report.thumbnailsChecked = thumbnails.count
+        let temps = LibraryFile.scan(".tmp", in: layout)
+        var findings = checkOriginals(originals, staged: Self.stagedHashes(temps), report: &report)
+        let files = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
+        report.filesScanned = files.count
+        findings += unknownFiles(files, known: Set(originals.map(\.path)))
+        findings += checkThumbnails(thumbnails, originals: originals)
+        findings += checkJournal(originals)
+        findings += temps.compactMap(Self.leftover)
+        report.findings = findings.sorted { ($0.path, $0.kind.rawValue) < ($1.path, $1.kind.rawValue) }
+        report.totalSeconds = Date().timeIntervalSince(start)
+        return report
+    }
+
+    // MARK: Steps
+
+    private func checkOriginals(_ originals: [OriginalRecord], staged: Set<String>, report: inout VerifyReport) -> [VerifyProblem] {
+        let checker = OriginalChecker(layout: layout, quick: quick, readMetadata: readMetadata, staged: staged)
+        let results = LockedBox(OriginalChecker.Outcome())
+        let start = Date()
+        ParallelLoop.run(count: originals.count, jobs: jobs) { index in
+            let outcome = checker.check(originals[index])
+            results.update {
+                $0.findings += outcome.findings
+                $0.bytesHashed += outcome.bytesHashed
+            }
+        }
+        report.hashSeconds = Date().timeIntervalSince(start)
+        report.bytesHashed = results.current.bytesHashed
+        return results.current.findings
+    }
+
+    private func unknownFiles(_ files: [LibraryFile], known: Set<String>) -> [VerifyProblem] {
+        files.filter { !known.contains($0.path) }.map { file in
+            VerifyProblem(
+                kind: .unknownFile, path: file.path,
+                detail: file.isRegular
+                    ? "not in the catalog (\(file.bytes) bytes); `shoebox reindex --force` adopts it, or move it out of originals/"
+                    : "not a regular file and not in the catalog; move it out of originals/")
+        }
+    }
+
+    private func checkThumbnails(_ thumbnails: [ThumbnailRecord], originals: [OriginalRecord]) -> [VerifyProblem] {
+        let originalPaths = Dictionary(originals.map { ($0.sha256, $0.path) }, uniquingKeysWith: { first, _ in first })
+        return thumbnails.compactMap { thumbnail in
+            let absolute = layout.absolute(thumbnail.path)
+            guard let file = LibraryFile.stat(absolute: absolute, relative: thumbnail.path) else {
+                return VerifyProblem(
+                    kind: .thumbnailMissing, path: thumbnail.path, sha256: thumbnail.originalSHA256,
+                    detail: "recorded but the file is gone; `shoebox thumbs` makes it again")
+            }
+            guard let originalPath = originalPaths[thumbnail.originalSHA256],
+                  let original = LibraryFile.stat(absolute: layout.absolute(originalPath), relative: originalPath),
+                  file.modified < original.modified else { return nil }
+            return VerifyProblem(
+                kind: .thumbnailStale, path: thumbnail.path, sha256: thumbnail.originalSHA256,
+                detail: "older than its original \(originalPath); `shoebox thumbs` remakes it")
+        }
+    }
+
+    private func checkJournal(_ originals: [OriginalRecord]) -> [VerifyProblem] {
+        let entries: [JournalEntry]
+        do {
+            entries = try Journal.read(path: layout.journal)
+        } catch {
+            return [VerifyProblem(kind: .journalDamaged, path: Journal.fileName, detail: "\(error)")]
+        }
+        let journaled = Set(entries.compactMap { $0.original?.sha256 })
+        return originals.filter { !journaled.contains($0.sha256) }.map {
+            VerifyProblem(
+                kind: .notJournaled, path: $0.path, sha256: $0.sha256,
+                detail: "in the catalog but not in \(Journal.fileName): a reindex could not restore its sources; "
+                    + "`shoebox reindex --force` journals it")
+        }
+    }
+
+    private static func leftover(_ file: LibraryFile) -> VerifyProblem? {
+        let name = (file.path as NSString).lastPathComponent
+        let what: String
+        if name.hasSuffix(".part") {
+            what = "partial download left by an interrupted run"
+        } else if name.hasSuffix(".staged") {
+            what = "complete download left unpublished by an interrupted run"
+        } else {
+            what = "temp file left by an interrupted run"
+        }
+        return VerifyProblem(kind: .leftoverTemp, path: file.path, detail: what + "; the next fetch or reindex removes it")
+    }
+
+    private static func stagedHashes(_ temps: [LibraryFile]) -> Set<String> {
+        Set(temps.map { ($0.path as NSString).lastPathComponent }.filter { $0.hasSuffix(".staged") }.map { String($0.dropLast(7)) })
+    }
+
+    // MARK: Library access
+
+    static func requireLibrary(_ layout: LibraryLayout) throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: layout.root, isDirectory: &isFolder), isFolder.boolValue else {
+            throw VerifyError.libraryMissing(path: layout.root)
+        }
+    }
+
+    /// The shared lock, so no writer runs meanwhile. A library on read-only media
+    /// without a lock file cannot have a writer: no lock is needed there.
+    private static func sharedLock(_ layout: LibraryLayout) throws -> LibraryLock? {
+        let canHaveWriter = FileManager.default.fileExists(atPath: layout.lockFile) || access(layout.root, W_OK) == 0
+        guard canHaveWriter else { return nil }
+        return try LibraryLock(layout: layout, mode: .shared)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Reads the EXIF summary of a file (`MetadataReader.read(path:)` in production).
+public typealias MetadataReading = @Sendable (_ path: String) throws -> PhotoMetadata
+
+/// Checks one catalogued original against its file: present, read-only, same size,
+/// same SHA-256 and same EXIF summary (size only when `quick`).
+struct OriginalChecker: Sendable {
+    let layout: LibraryLayout
+    let quick: Bool
+    let readMetadata: MetadataReading?
+    /// Hashes with a `.tmp/<sha256>.staged` file: recorded but not yet moved into place.
+    let staged: Set<String>
+
+    struct Outcome: Sendable {
+        var findings: [VerifyProblem] = []
+        var bytesHashed: Int64 = 0
+    }
+
+    func check(_ record: OriginalRecord) -> Outcome {
+        var outcome = Outcome()
+        let absolute = layout.absolute(record.path)
+        guard let file = LibraryFile.stat(absolute: absolute, relative: record.path) else {
+            outcome.findings.append(missing(record, code: errno))
+            return outcome
+        }
+        func report(_ kind: VerifyProblem.Kind, _ detail: String) {
+            outcome.findings.append(VerifyProblem(kind: kind, path: record.path, sha256: record.sha256, detail: detail))
+        }
+        guard file.isRegular else {
+            report(.unreadable, "not a regular file")
+            return outcome
+        }
+        if file.isWritable {
+            report(.writable, String(format: "mode %o allows writing; originals are kept read-only (chmod a-w to fix)", file.mode & 0o7777))
+        }
+        guard file.bytes == record.bytes else {
+            report(.sizeMismatch, "\(file.bytes) bytes but the catalog recorded \(record.bytes)")
+            return outcome
+        }
+        guard !quick else { return outcome }
+        do {
+            let (sha256, bytes) = try SHA256Hasher.hashFile(atPath: absolute)
+            outcome.bytesHashed = bytes
+            if sha256 != record.sha256 {
+                report(.hashMismatch, "SHA-256 is \(sha256) but the catalog recorded \(record.sha256): the bytes changed")
+            }
+        } catch {
+            report(.unreadable, "\(error)")
+            return outcome
+        }
+        if let readMetadata, let metadata = try? readMetadata(absolute) {
+            let differences = MetadataComparison.differences(recorded: record, read: metadata)
+            if !differences.isEmpty { report(.metadataMismatch, differences.joined(separator: "; ")) }
+        }
+        return outcome
+    }
+
+    private func missing(_ record: OriginalRecord, code: Int32) -> VerifyProblem {
+        if code != ENOENT {
+            return VerifyProblem(kind: .unreadable, path: record.path, sha256: record.sha256, detail: String(cString: strerror(code)))
+        }
+        if staged.contains(record.sha256) {
+            return VerifyProblem(
+                kind: .pendingPublish, path: record.path, sha256: record.sha256,
+                detail: "recorded by an interrupted run; its content waits in .tmp/\(record.sha256).staged and the next fetch moves it into place")
+        }
+        return VerifyProblem(
+            kind: .missing, path: record.path, sha256: record.sha256,
+            detail: "the catalog has this original but the file is gone; restore it from a backup")
+    }
+}

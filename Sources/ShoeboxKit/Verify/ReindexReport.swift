@@ -1,0 +1,32 @@
+/// What `shoebox reindex` rebuilt, and what it could not.
+public struct ReindexReport: Sendable, Equatable, Codable {
+    /// Originals restored with their journaled record.
+    public var originalsFromJournal = 0
+    /// Files under originals/ without a journal entry: recorded from the file itself and journaled.
+    public var originalsFromFiles = 0
+    public var sources = 0
+    public var thumbnails = 0
+    /// Journaled originals whose file is gone (never committed, or lost): left out.
+    public var journaledOriginalsWithoutFile = 0
+    /// Journaled sources naming an original that is not in the library: left out.
+    public var sourcesDropped = 0
+    /// Journaled thumbnails whose file or original is gone: left out.
+    public var thumbnailsDropped = 0
+    /// Extra files holding the same bytes as another original: left out (verify lists them).
+    public var duplicateFiles: [String] = []
+    /// Files under originals/ that could not be read: left out.
+    public var unreadableFiles: [String] = []
+    /// Staged content of an interrupted run moved into place / removed.
+    public var stagedPublished = 0
+    public var tempFilesRemoved = 0
+    public var bytesHashed: Int64 = 0
+    /// Where the previous catalog was moved (relative to the library), if there was one.
+    public var previousCatalog: String?
+    /// Why the previous catalog was replaced: "corrupt: …", "--force", or nil when there was none.
+    public var previousCatalogState: String?
+    public var seconds = 0.0
+
+    public init() {}
+
+    public var originals: Int { originalsFromJournal + originalsFromFiles }
+}

@@ -1,0 +1,26 @@
+/// What one `verify` run looked at and found.
+public struct VerifyReport: Sendable, Equatable, Codable {
+    /// Every problem and notice, sorted by path then kind.
+    public var findings: [VerifyProblem] = []
+    public var originalsChecked = 0
+    public var thumbnailsChecked = 0
+    /// Files found under originals/.
+    public var filesScanned = 0
+    /// Bytes read and hashed (0 with --quick).
+    public var bytesHashed: Int64 = 0
+    /// Wall time of the hashing phase, and of the whole run.
+    public var hashSeconds = 0.0
+    public var totalSeconds = 0.0
+    public var quick = false
+
+    public init() {}
+
+    public var problemCount: Int { findings.filter { $0.severity == .problem }.count }
+    public var noticeCount: Int { findings.filter { $0.severity == .notice }.count }
+    public var isClean: Bool { problemCount == 0 }
+
+    /// Hashing rate in GB/s (10^9 bytes), 0 when nothing was hashed.
+    public var gigabytesPerSecond: Double {
+        hashSeconds > 0 ? Double(bytesHashed) / 1e9 / hashSeconds : 0
+    }
+}

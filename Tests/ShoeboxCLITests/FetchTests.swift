@@ -1,0 +1,314 @@
+import Foundation
+import ShoeboxKit
+import XCTest
+
+/// `shoebox fetch` against the loopback fixture server: one test per rule of the spec.
+final class FetchTests: XCTestCase {
+    var server: FixtureServer!
+    var runner: FetchRunner!
+
+    override func setUpWithError() throws {
+        server = try startFixtureServer()
+        runner = try FetchRunner(self)
+    }
+
+    func testStoresOriginalByteForByteDatedByEXIFWithGPS() throws {
+        let path = "/photo/IMG_0001.jpg?date=2021:05:06%2007:08:09&lat=-33.5&lon=151.25&alt=-12.5&make=Canon&model=EOS%20R5"
+        let url = server.url(path)
+        let output = try runner.fetch([url])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let record = try XCTUnwrap(output.record(url))
+        XCTAssertEqual(record["outcome"] as? String, "stored")
+        XCTAssertEqual(record["path"] as? String, "originals/2021/05/06/IMG_0001.jpg")
+        XCTAssertEqual(record["extension"] as? String, "jpg")
+        XCTAssertEqual(record["http_status"] as? Int, 200)
+        XCTAssertEqual(record["attempts"] as? Int, 1)
+        let expected = try server.get(path)
+        let stored = try runner.contents(of: "originals/2021/05/06/IMG_0001.jpg")
+        XCTAssertEqual(stored, expected, "original must be byte for byte what the server sent")
+        let sha = SHA256Hasher()
+        sha.update(expected)
+        XCTAssertEqual(record["sha256"] as? String, sha.finalizeHex())
+        XCTAssertEqual(record["bytes"] as? Int, expected.count)
+        let metadata = try XCTUnwrap(record["metadata"] as? [String: Any])
+        XCTAssertEqual(metadata["taken_at"] as? String, "2021:05:06 07:08:09")
+        XCTAssertEqual(metadata["make"] as? String, "Canon")
+        XCTAssertEqual(metadata["model"] as? String, "EOS R5")
+        let gps = try XCTUnwrap(metadata["gps"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(gps["latitude"] as? Double), -33.5, accuracy: 1e-6)
+        XCTAssertEqual(try XCTUnwrap(gps["longitude"] as? Double), 151.25, accuracy: 1e-6)
+        XCTAssertEqual(try XCTUnwrap(gps["altitude"] as? Double), -12.5, accuracy: 0.01)
+        let attributes = try FileManager.default.attributesOfItem(atPath: runner.library.appendingPathComponent("originals/2021/05/06/IMG_0001.jpg").path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o444)
+        try runner.assertConsistent()
+    }
+
+    func testDateFallsBackToLastModifiedThenDownloadTime() throws {
+        let withLastModified = server.url("/photo/old?seed=lm&lm=Tue,%2003%20Mar%202015%2010:00:00%20GMT")
+        let undated = server.url("/photo/new?seed=now")
+        let output = try runner.fetch([withLastModified, undated])
+        XCTAssertEqual(output.record(withLastModified)?["path"] as? String, "originals/2015/03/03/old.jpg")
+        let today = Timestamp.exif(time(nil)).prefix(10).replacingOccurrences(of: ":", with: "/")
+        XCTAssertEqual(output.record(undated)?["path"] as? String, "originals/\(today)/new.jpg")
+    }
+
+    func testContentTypeAndSniffingRules() throws {
+        let urls = [
+            "declaredPNG": server.url("/photo/a?seed=a&ct=image/png"),
+            "missing": server.url("/photo/b?seed=b&ct=none"),
+            "generic": server.url("/photo/c?seed=c&ct=application/octet-stream"),
+            "params": server.url("/photo/d?seed=d&ct=Image/JPEG;%20charset=binary"),
+            "png": server.url("/png/e.png"),
+            "html": server.url("/html"),
+            "empty": server.url("/empty"),
+            "text": server.url("/text"),
+        ]
+        let output = try runner.fetch(Array(urls.values))
+        XCTAssertEqual(output.status, 1, "rejections make the exit status 1")
+        func check(_ key: String, _ outcome: String, _ ext: String?, warning: Bool) {
+            let record = output.record(urls[key]!)
+            XCTAssertEqual(record?["outcome"] as? String, outcome, key)
+            if let ext { XCTAssertEqual(record?["extension"] as? String, ext, key) }
+            let warnings = record?["warnings"] as? [String] ?? []
+            XCTAssertEqual(warnings.contains { $0.hasPrefix("content-type-mismatch") }, warning, "\(key): \(warnings)")
+        }
+        check("declaredPNG", "stored", "jpg", warning: true)
+        check("missing", "stored", "jpg", warning: false)
+        check("generic", "stored", "jpg", warning: false)
+        check("params", "stored", "jpg", warning: false)
+        check("png", "stored", "png", warning: false)
+        check("html", "rejected", nil, warning: false)
+        check("empty", "rejected", nil, warning: false)
+        check("text", "rejected", nil, warning: false)
+        XCTAssertTrue((output.record(urls["html"]!)?["reason"] as? String ?? "").contains("not an image"))
+        try runner.assertConsistent()
+    }
+
+    func testClientErrorsAreNotRetriedServerErrorsAre() throws {
+        let forbidden = server.url("/status/403"), missing = server.url("/status/404"), broken = server.url("/status/500")
+        let output = try runner.fetch([forbidden, missing, broken], ["--retries", "1"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.record(forbidden)?["attempts"] as? Int, 1)
+        XCTAssertEqual(output.record(missing)?["attempts"] as? Int, 1)
+        XCTAssertEqual(output.record(missing)?["reason"] as? String, "HTTP 404 Not Found")
+        XCTAssertEqual(output.record(broken)?["attempts"] as? Int, 2)
+        XCTAssertEqual(try server.requestTimes("status/404").count, 1)
+        XCTAssertEqual(try server.requestTimes("status/500").count, 2)
+        XCTAssertTrue(output.stderr.contains(missing), "failures are named on stderr")
+    }
+
+    func testRetryAfterIsHonoured() throws {
+        let unavailable = server.url("/flaky/u?status=503&times=1&retry_after=2")
+        let tooMany = server.url("/flaky/t?status=429&times=1&retry_after=1")
+        let output = try runner.fetch([unavailable, tooMany])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(output.outcome(unavailable), "stored")
+        XCTAssertEqual(output.record(unavailable)?["attempts"] as? Int, 2)
+        XCTAssertEqual(output.record(tooMany)?["attempts"] as? Int, 2)
+        let times503 = try server.requestTimes("flaky/u")
+        let times429 = try server.requestTimes("flaky/t")
+        XCTAssertEqual(times503.count, 2)
+        XCTAssertGreaterThanOrEqual(times503[1] - times503[0], 1.9, "Retry-After: 2 waits two seconds")
+        XCTAssertGreaterThanOrEqual(times429[1] - times429[0], 0.9)
+        XCTAssertLessThan(times503[1] - times503[0], 4)
+    }
+
+    func testRetryAfterIsCappedByMaxRetryWait() throws {
+        let url = server.url("/flaky/cap?status=503&times=1&retry_after=30")
+        let output = try runner.fetch([url], ["--max-retry-wait", "1"])
+        XCTAssertEqual(output.outcome(url), "stored")
+        let times = try server.requestTimes("flaky/cap")
+        XCTAssertLessThan(times[1] - times[0], 3)
+    }
+
+    func testTruncatedBodyIsRetriedAndAlwaysTruncatedFails() throws {
+        let once = server.url("/truncate-once/o"), always = server.url("/truncate-always/a")
+        let output = try runner.fetch([once, always], ["--retries", "2"])
+        XCTAssertEqual(output.outcome(once), "stored")
+        XCTAssertEqual(output.record(once)?["attempts"] as? Int, 2)
+        XCTAssertEqual(output.outcome(always), "failed")
+        XCTAssertEqual(output.record(always)?["attempts"] as? Int, 3)
+        XCTAssertTrue((output.record(always)?["reason"] as? String ?? "").contains("truncated"))
+        try runner.assertConsistent()
+    }
+
+    func testOversizeIsRefusedWithoutDownloadingItAll() throws {
+        let declared = server.url("/big/declared?size=8000000&cl=1")
+        let undeclared = server.url("/big/undeclared?size=8000000&cl=0")
+        let output = try runner.fetch([declared, undeclared], ["--max-size", "1M"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.outcome(declared), "failed")
+        XCTAssertTrue((output.record(declared)?["reason"] as? String ?? "").contains("Content-Length exceeds --max-size"))
+        XCTAssertEqual(output.outcome(undeclared), "failed")
+        XCTAssertTrue((output.record(undeclared)?["reason"] as? String ?? "").contains("exceeds --max-size"))
+        XCTAssertEqual(output.record(undeclared)?["attempts"] as? Int, 1, "oversize is not retried")
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertLessThan(try server.bytesSent("declared"), 4_000_000, "refused on Content-Length")
+        XCTAssertLessThan(try server.bytesSent("undeclared"), 4_000_000, "aborted once past the limit")
+        try runner.assertConsistent()
+    }
+
+    func testStalledTransferIsAborted() throws {
+        let url = server.url("/stall/s?for=20")
+        let started = Date()
+        let output = try runner.fetch([url], ["--stall-timeout", "1", "--retries", "1"])
+        XCTAssertEqual(output.outcome(url), "failed")
+        XCTAssertEqual(output.record(url)?["attempts"] as? Int, 2)
+        XCTAssertTrue((output.record(url)?["reason"] as? String ?? "").contains("stalled"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 8)
+        try runner.assertConsistent()
+    }
+
+    func testRedirects() throws {
+        let ok = server.url("/redirect/3"), loop = server.url("/redirect-loop")
+        let toFile = server.url("/redirect-to?to=file:///etc/passwd"), toFTP = server.url("/redirect-to?to=ftp://127.0.0.1/x.jpg")
+        let output = try runner.fetch([ok, loop, toFile, toFTP])
+        XCTAssertEqual(output.outcome(ok), "stored")
+        XCTAssertEqual(output.record(ok)?["final_url"] as? String, server.url("/photo/redirected?seed=redirect"))
+        XCTAssertEqual(output.outcome(loop), "failed")
+        XCTAssertTrue((output.record(loop)?["reason"] as? String ?? "").contains("redirects"))
+        XCTAssertEqual(output.outcome(toFile), "failed")
+        XCTAssertEqual(output.outcome(toFTP), "failed")
+        XCTAssertTrue((output.record(toFTP)?["reason"] as? String ?? "").contains("unsupported scheme"))
+    }
+
+    func testHostileNamesNeverEscapeTheLibrary() throws {
+        let long = String(repeating: "%C3%A9", count: 80)
+        let urls = [
+            server.url("/photo/..%2F..%2F..%2Fescape.jpg?seed=1&cd=../../../escape2.jpg"),
+            server.url("/photo/%2E%2E?seed=2"),
+            server.url("/photo/a%00b%0Ac%1B.jpg?seed=3"),
+            server.url("/photo/\(long).jpg?seed=4"),
+            server.url("/photo/x?seed=5&cd=%2Fetc%2Fpasswd"),
+        ]
+        let output = try runner.fetch(urls)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: runner.workDirectory.path).filter { !$0.hasPrefix("list-") }
+        XCTAssertEqual(siblings, ["library"], "nothing written beside the library")
+        for record in output.records {
+            let path = try XCTUnwrap(record["path"] as? String)
+            XCTAssertTrue(path.hasPrefix("originals/"), path)
+            let name = (path as NSString).lastPathComponent
+            XCTAssertFalse(path.split(separator: "/").contains { $0 == ".." || $0.hasPrefix(".") }, path)
+            XCTAssertLessThanOrEqual(name.utf8.count, 100 + 4, name)
+            XCTAssertFalse(name.unicodeScalars.contains { $0.value < 0x20 }, name)
+            XCTAssertEqual(path.split(separator: "/").count, 5, "originals/YYYY/MM/DD/NAME: \(path)")
+        }
+        try runner.assertConsistent()
+    }
+
+    func testSameBytesUnderTwoURLsAreStoredOnce() throws {
+        let first = server.url("/photo/one?seed=same"), second = server.url("/photo/two?seed=same")
+        let output = try runner.fetch([first, second], ["--jobs", "1"])
+        XCTAssertEqual(output.status, 0)
+        let outcomes = [output.outcome(first), output.outcome(second)].compactMap { $0 }.sorted()
+        XCTAssertEqual(outcomes, ["duplicate", "stored"])
+        XCTAssertEqual(output.record(first)?["path"] as? String, output.record(second)?["path"] as? String)
+        let catalog = try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+        XCTAssertEqual(try catalog.countOriginals(), 1)
+        let sha = try XCTUnwrap(output.record(first)?["sha256"] as? String)
+        XCTAssertEqual(try catalog.sources(sha256: sha).count, 2, "both URLs are recorded as sources")
+    }
+
+    func testDifferentContentUnderATakenNameGetsASuffix() throws {
+        let first = server.url("/photo/IMG.jpg?seed=1&date=2020:01:02%2003:04:05")
+        let second = server.url("/photo/IMG.jpg?seed=2&date=2020:01:02%2003:04:05")
+        let third = server.url("/photo/IMG.jpg?seed=3&date=2020:01:02%2003:04:05")
+        let output = try runner.fetch([first, second, third], ["--jobs", "1"])
+        let paths = Set(output.records.compactMap { $0["path"] as? String })
+        XCTAssertEqual(paths, ["originals/2020/01/02/IMG.jpg", "originals/2020/01/02/IMG-2.jpg", "originals/2020/01/02/IMG-3.jpg"])
+    }
+
+    func testURLListedTwiceIsFetchedOnce() throws {
+        let url = server.url("/photo/twice?seed=twice")
+        let output = try runner.fetch([url, url, "  \(url)  "])
+        XCTAssertEqual(output.records.count, 1)
+        XCTAssertEqual(try server.requestTimes("twice").count, 1)
+        XCTAssertTrue(output.stderr.contains("2 repeated"), output.stderr)
+    }
+
+    func testGzipEncodedBodyIsStoredDecoded() throws {
+        let url = server.url("/gzip/zipped")
+        let output = try runner.fetch([url])
+        XCTAssertEqual(output.outcome(url), "stored")
+        let path = try XCTUnwrap(output.record(url)?["path"] as? String)
+        XCTAssertEqual(try runner.contents(of: path), try server.get("/photo/zipped"))
+    }
+
+    func testSecondRunSkipsArchivedURLsWithoutRequests() throws {
+        let url = server.url("/photo/again?seed=again")
+        let failing = server.url("/status/404")
+        XCTAssertEqual(try runner.fetch([url, failing]).outcome(url), "stored")
+        let second = try runner.fetch([url, failing])
+        XCTAssertEqual(second.outcome(url), "skipped")
+        XCTAssertEqual(second.record(url)?["path"] as? String, "originals/" + (second.record(url)?["path"] as? String ?? "").dropFirst("originals/".count))
+        XCTAssertNotNil(second.record(url)?["sha256"] as? String)
+        XCTAssertEqual(try server.requestTimes("again").count, 1, "no request for an archived URL")
+        XCTAssertEqual(second.outcome(failing), "failed", "failed URLs are tried again")
+        XCTAssertEqual(try server.requestTimes("status/404").count, 2)
+    }
+
+    func testRefreshRevalidatesWithETag() throws {
+        let unchanged = server.url("/versioned/same")
+        let changing = server.url("/versioned/moving?change=1")
+        let first = try runner.fetch([unchanged, changing])
+        XCTAssertEqual(first.outcome(unchanged), "stored")
+        let second = try runner.fetch([unchanged, changing], ["--refresh"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(second.outcome(unchanged), "unchanged")
+        XCTAssertEqual(second.record(unchanged)?["http_status"] as? Int, 304)
+        XCTAssertEqual(try server.requestTimes("versioned-304/same").count, 1, "answered by a conditional request")
+        XCTAssertEqual(second.outcome(changing), "stored", "new bytes are stored as a new original")
+        let catalog = try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+        XCTAssertEqual(try catalog.countOriginals(), 3, "the old original is kept")
+        try runner.assertConsistent()
+    }
+
+    func testInvalidLinesAreReportedWithFileAndLine() throws {
+        let good = server.url("/photo/fine?seed=fine")
+        let list = runner.workDirectory.appendingPathComponent("mixed.txt")
+        try "# header\n\n\(good)\nnot a url\nftp://example.invalid/x.jpg\n".write(to: list, atomically: true, encoding: .utf8)
+        let output = try runner.run([list.path])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.outcome(good), "stored")
+        XCTAssertTrue(output.stderr.contains("\(list.path):4:"), output.stderr)
+        XCTAssertTrue(output.stderr.contains("\(list.path):5:"), output.stderr)
+        XCTAssertEqual(output.records.filter { $0["outcome"] as? String == "failed" }.count, 2)
+
+        let strict = try runner.run([list.path, "--strict"])
+        XCTAssertEqual(strict.status, 2)
+        XCTAssertTrue(strict.stderr.contains("\(list.path):4"), strict.stderr)
+        XCTAssertEqual(strict.records.count, 0, "--strict fetches nothing")
+    }
+
+    func testListFromStdinAndURLOption() throws {
+        let fromStdin = server.url("/photo/in?seed=in"), fromOption = server.url("/photo/opt?seed=opt")
+        let output = try runner.run(["-", "--url", fromOption], stdin: Data("\(fromStdin)\n".utf8))
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(output.outcome(fromStdin), "stored")
+        XCTAssertEqual(output.outcome(fromOption), "stored")
+    }
+
+    func testUsageAndInputErrors() throws {
+        let noLibrary = try ShoeboxProcess.run(["fetch", "--url", server.url("/photo/x")])
+        XCTAssertEqual(noLibrary.status, 2)
+        XCTAssertTrue(noLibrary.stderr.contains("--library"), noLibrary.stderr)
+        let missingList = try runner.run(["/nonexistent/list.txt"])
+        XCTAssertEqual(missingList.status, 2)
+        XCTAssertTrue(missingList.stderr.contains("/nonexistent/list.txt"), missingList.stderr)
+        let badSize = try runner.run(["--url", server.url("/photo/x"), "--max-size", "lots"])
+        XCTAssertEqual(badSize.status, 2)
+        XCTAssertTrue(badSize.stderr.contains("--max-size"), badSize.stderr)
+        let fromEnvironment = try ShoeboxProcess.run(["fetch", "--url", server.url("/photo/env?seed=env")],
+                                                     environment: ["SHOEBOX_LIBRARY": runner.library.path])
+        XCTAssertEqual(fromEnvironment.status, 0, fromEnvironment.stderr)
+    }
+
+    func testLibraryInAFileOrReadOnlyFolderIsRefused() throws {
+        let blocker = runner.workDirectory.appendingPathComponent("file")
+        try Data("x".utf8).write(to: blocker)
+        let inFile = try ShoeboxProcess.run(["fetch", "--library", blocker.path + "/lib", "--url", server.url("/photo/x")])
+        XCTAssertEqual(inFile.status, 4, inFile.stderr)
+        XCTAssertTrue(inFile.stderr.contains(blocker.path), inFile.stderr)
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import XCTest
+import ShoeboxKit
+
+/// `shoebox inspect` as a user runs it: output against exiftool, exit statuses,
+/// broken files among good ones, directories and the library catalog.
+final class InspectCommandTests: XCTestCase {
+    private func tool(_ path: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "\(path) \(arguments)")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Two tagged JPEGs (north-east, south-west below sea level) and a PNG.
+    private func makePhotos(in directory: URL) throws -> [URL] {
+        let urls = ["a/north.jpg", "b/south.jpg", "b/c/tagged.png"].map { directory.appendingPathComponent($0) }
+        for url in urls {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            _ = try tool("/usr/bin/vips", ["black", url.path, "32", "24", "--bands", "3"])
+        }
+        let common = ["-q", "-overwrite_original", "-Make=Canon", "-Model=Canon EOS R5", "-DateTimeOriginal=2024:05:01 12:00:00",
+                      "-OffsetTimeOriginal=+02:00", "-ExposureTime=1/250", "-FNumber=2.8", "-ISO=100", "-FocalLength=35",
+                      "-LensModel=RF24-70mm F2.8 L IS USM", "-Software=Firmware 1.0.0"]
+        _ = try tool("/usr/bin/exiftool", common + ["-Orientation#=6", "-GPSLatitude=48.8584", "-GPSLatitudeRef=N",
+                                                   "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", "-GPSAltitude=35",
+                                                   "-GPSAltitudeRef#=0", urls[0].path])
+        _ = try tool("/usr/bin/exiftool", common + ["-Orientation#=3", "-GPSLatitude=31.5", "-GPSLatitudeRef=S",
+                                                   "-GPSLongitude=35.5", "-GPSLongitudeRef=W", "-GPSAltitude=430.5",
+                                                   "-GPSAltitudeRef#=1", urls[1].path, urls[2].path])
+        return urls
+    }
+
+    private let sharedKeys = [
+        "SourceFile", "Make", "Model", "LensModel", "DateTimeOriginal", "OffsetTimeOriginal", "Orientation", "ExposureTime",
+        "FNumber", "ISO", "FocalLength", "GPSLatitude", "GPSLongitude", "GPSAltitude", "ImageWidth", "ImageHeight", "Software",
+    ]
+
+    func testJSONMatchesExiftoolForTheSharedKeys() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let urls = try makePhotos(in: directory)
+        let result = try ShoeboxProcess.run(["inspect", "--json"] + urls.map(\.path))
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let ours = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let exiftoolOutput = try tool("/usr/bin/exiftool", ["-json", "-n"] + urls.map(\.path))
+        let theirs = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(exiftoolOutput.utf8)) as? [[String: Any]])
+        XCTAssertEqual(ours.count, 3)
+        for (mine, reference) in zip(ours, theirs) {
+            for key in sharedKeys {
+                let expected = reference[key], actual = mine[key]
+                XCTAssertEqual(actual == nil, expected == nil, "\(key) presence for \(reference["SourceFile"] ?? "")")
+                if let number = expected as? NSNumber, !(expected is String) {
+                    let tolerance = key == "GPSAltitude" ? 0.01 : 1e-6
+                    XCTAssertEqual((actual as? NSNumber)?.doubleValue ?? .nan, number.doubleValue, accuracy: tolerance, key)
+                } else if let text = expected as? String {
+                    XCTAssertEqual(actual as? String, text, key)
+                }
+            }
+            XCTAssertEqual((mine["FileSize"] as? NSNumber)?.intValue, (reference["FileSize"] as? NSNumber)?.intValue)
+            XCTAssertEqual(mine["FileType"] as? String, reference["FileType"] as? String)
+        }
+        XCTAssertEqual((ours[1]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, -35.5, accuracy: 1e-9)
+        XCTAssertEqual((ours[1]["GPSAltitude"] as? NSNumber)?.doubleValue ?? 0, -430.5, accuracy: 1e-9)
+    }
+
+    func testHumanBlockSpellsOutEveryField() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let urls = try makePhotos(in: directory)
+        let result = try ShoeboxProcess.run(["inspect", urls[1].path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let expectedLines = [
+            urls[1].path,
+            "  Format       JPEG, 32 × 24 px",
+            "  Camera       Canon EOS R5",
+            "  Lens         RF24-70mm F2.8 L IS USM",
+            "  Taken        2024-05-01 12:00:00 +02:00",
+            "  Exposure     1/250 s, f/2.8, ISO 100, 35 mm",
+            "  Orientation  rotated 180° (3)",
+            "  GPS          -31.500000 S, -35.500000 W, altitude -430.50 m",
+            "  Software     Firmware 1.0.0",
+        ]
+        for line in expectedLines {
+            XCTAssertTrue(result.stdout.contains(line), "missing \(line) in:\n\(result.stdout)")
+        }
+    }
+
+    func testAllGroupsTagsByIFDWithSpecificationNames() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let urls = try makePhotos(in: directory)
+        let result = try ShoeboxProcess.run(["inspect", "--all", urls[0].path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let text = result.stdout
+        let ifd0 = try XCTUnwrap(text.range(of: "  [IFD0]")), exif = try XCTUnwrap(text.range(of: "  [ExifIFD]"))
+        let gps = try XCTUnwrap(text.range(of: "  [GPS]"))
+        XCTAssertLessThan(ifd0.lowerBound, exif.lowerBound)
+        XCTAssertLessThan(exif.lowerBound, gps.lowerBound)
+        XCTAssertTrue(text[ifd0.upperBound..<exif.lowerBound].contains("    Make"))
+        XCTAssertTrue(text[exif.upperBound..<gps.lowerBound].contains("    ISOSpeedRatings"))
+        XCTAssertTrue(text[exif.upperBound..<gps.lowerBound].contains("    ExposureTime                 1/250"))
+        XCTAssertTrue(text[gps.upperBound...].contains("    GPSLatitudeRef               N"))
+
+        let json = try ShoeboxProcess.run(["inspect", "--all", "--json", urls[0].path])
+        let object = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
+        XCTAssertEqual(object["GPSLatitudeRef"] as? String, "N")
+        XCTAssertEqual((object["ISOSpeedRatings"] as? NSNumber)?.intValue, 100)
+        let reference = try tool("/usr/bin/exiftool", ["-json", "-n", "-ExifVersion", "-ResolutionUnit", urls[0].path])
+        let expected = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(reference.utf8)) as? [[String: Any]])?.first)
+        XCTAssertNotNil(expected["ExifVersion"])
+        XCTAssertEqual(object["ExifVersion"] as? String, expected["ExifVersion"] as? String)
+        XCTAssertEqual((object["ResolutionUnit"] as? NSNumber)?.intValue, (expected["ResolutionUnit"] as? NSNumber)?.intValue)
+        XCTAssertEqual((object["GPSLatitude"] as? NSNumber)?.doubleValue ?? 0, 48.8584, accuracy: 1e-9, "shared key wins over the raw tag")
+    }
+
+    func testBrokenFilesGetAnErrorAndTheOthersGoOn() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let urls = try makePhotos(in: directory)
+        let empty = directory.appendingPathComponent("empty.jpg")
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty.path, contents: Data()))
+        let html = directory.appendingPathComponent("page.jpg")
+        try Data("<html>not found</html>".utf8).write(to: html)
+        let missing = directory.appendingPathComponent("missing.jpg")
+        let result = try ShoeboxProcess.run(["inspect", "--json", empty.path, urls[0].path, html.path, missing.path])
+        XCTAssertEqual(result.status, 1)
+        let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(objects.map { $0["SourceFile"] as? String }, [empty.path, urls[0].path, html.path, missing.path])
+        XCTAssertTrue((objects[0]["Error"] as? String)?.contains("empty") ?? false)
+        XCTAssertNil(objects[1]["Error"])
+        XCTAssertEqual(objects[1]["Make"] as? String, "Canon")
+        XCTAssertTrue((objects[2]["Error"] as? String)?.contains("not a recognised image") ?? false)
+        XCTAssertTrue((objects[3]["Error"] as? String)?.contains("No such file") ?? false)
+        XCTAssertTrue(result.stderr.contains("3 of 4 files could not be read"), result.stderr)
+
+        let human = try ShoeboxProcess.run(["inspect", empty.path, urls[0].path])
+        XCTAssertEqual(human.status, 1)
+        XCTAssertTrue(human.stdout.contains("Canon EOS R5"))
+        XCTAssertTrue(human.stderr.contains("\(empty.path): the file is empty"), human.stderr)
+    }
+
+    func testDirectoriesAreRecursedInPathOrder() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let urls = try makePhotos(in: directory)
+        try Data("notes".utf8).write(to: directory.appendingPathComponent("b/readme.txt"))
+        let result = try ShoeboxProcess.run(["inspect", "--json", directory.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(objects.map { $0["SourceFile"] as? String }, [urls[0].path, urls[2].path, urls[1].path])
+    }
+
+    func testUsageWithoutPathOrLibrary() throws {
+        let result = try ShoeboxProcess.run(["inspect"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("PATH"), result.stderr)
+        XCTAssertEqual(try ShoeboxProcess.run(["inspect", "--bogus"]).status, 2)
+    }
+
+    func testLibraryWithoutCatalogIsUnusable() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let result = try ShoeboxProcess.run(["inspect", "--library", directory.appendingPathComponent("nowhere").path])
+        XCTAssertEqual(result.status, 4, result.stderr)
+        XCTAssertTrue(result.stderr.contains("catalog"), result.stderr)
+    }
+
+    func testLibraryWithoutPathInspectsTheCatalogInLibraryOrder() throws {
+        let library = try makeTemporaryDirectory(self)
+        let photos = try makePhotos(in: try makeTemporaryDirectory(self))
+        let layout = LibraryLayout(root: library.path)
+        let relative = ["originals/2024/05/01/b.jpg", "originals/2023/01/02/a.jpg"]
+        let catalog = try SQLiteCatalog(path: layout.catalog)
+        for (index, path) in relative.enumerated() {
+            let target = URL(fileURLWithPath: layout.absolute(path))
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: photos[index], to: target)
+            try catalog.insertOriginal(OriginalRecord(
+                sha256: String(repeating: "\(index)", count: 64), path: path, bytes: 1, contentType: "image/jpeg",
+                addedAt: "2024-05-01T00:00:00Z"))
+        }
+        catalog.close()
+        let result = try ShoeboxProcess.run(["inspect", "--json", "--library", library.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(objects.map { $0["SourceFile"] as? String }, [layout.absolute(relative[1]), layout.absolute(relative[0])])
+        XCTAssertEqual((objects[0]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, -35.5, accuracy: 1e-9)
+        XCTAssertEqual((objects[1]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, 2.2945, accuracy: 1e-9)
+    }
+}

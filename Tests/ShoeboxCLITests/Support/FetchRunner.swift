@@ -1,0 +1,84 @@
+import Foundation
+import ShoeboxKit
+import XCTest
+
+/// Runs `shoebox fetch --json` on URLs and parses its output.
+struct FetchRunner {
+    let library: URL
+    let workDirectory: URL
+
+    init(_ test: XCTestCase) throws {
+        workDirectory = try makeTemporaryDirectory(test)
+        library = workDirectory.appendingPathComponent("library")
+    }
+
+    struct Output {
+        var status: Int32
+        var records: [[String: Any]]
+        var stderr: String
+
+        /// The record for a URL (the first one when listed more than once).
+        func record(_ url: String) -> [String: Any]? {
+            records.first { $0["url"] as? String == url }
+        }
+
+        func outcome(_ url: String) -> String? {
+            record(url)?["outcome"] as? String
+        }
+    }
+
+    /// Writes `urls` to a list file and fetches it.
+    @discardableResult
+    func fetch(_ urls: [String], _ extra: [String] = [], environment: [String: String] = [:]) throws -> Output {
+        let list = workDirectory.appendingPathComponent("list-\(UUID().uuidString).txt")
+        try (urls.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        return try run([list.path] + extra, environment: environment)
+    }
+
+    func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Output {
+        let result = try ShoeboxProcess.run(["fetch", "--json", "--library", library.path] + arguments, environment: environment, stdin: stdin)
+        return Output(status: result.status, records: Self.parseLines(result.stdout), stderr: result.stderr)
+    }
+
+    static func parseLines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    func contents(of relativePath: String) throws -> Data {
+        try Data(contentsOf: library.appendingPathComponent(relativePath))
+    }
+
+    /// Every catalog row has its file with the recorded size and hash, every file
+    /// under originals/ has a row, and no partial download is left in originals/.
+    func assertConsistent(allowStaging: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
+        let catalog = try SQLiteCatalog(path: library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+        var recorded: Set<String> = []
+        for original in try catalog.allOriginals() {
+            recorded.insert(original.path)
+            let path = library.appendingPathComponent(original.path).path
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path), "row without file: \(original.path)", file: file, line: line)
+            if let hashed = try? SHA256Hasher.hashFile(atPath: path) {
+                XCTAssertEqual(hashed.sha256, original.sha256, "hash mismatch: \(original.path)", file: file, line: line)
+                XCTAssertEqual(hashed.bytes, original.bytes, "size mismatch: \(original.path)", file: file, line: line)
+            }
+        }
+        let originals = library.appendingPathComponent("originals")
+        let files = (FileManager.default.enumerator(atPath: originals.path)?.allObjects as? [String] ?? [])
+            .filter { !isDirectory(originals.appendingPathComponent($0)) }
+            .map { "originals/" + $0 }
+        for path in files {
+            XCTAssertTrue(recorded.contains(path), "file without row: \(path)", file: file, line: line)
+        }
+        if !allowStaging {
+            let staging = (try? FileManager.default.contentsOfDirectory(atPath: library.appendingPathComponent(".tmp").path)) ?? []
+            XCTAssertEqual(staging, [], "leftover staging files", file: file, line: line)
+        }
+    }
+
+    private func isDirectory(_ url: URL) -> Bool {
+        var flag: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &flag) && flag.boolValue
+    }
+}

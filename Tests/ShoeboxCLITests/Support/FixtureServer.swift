@@ -1,0 +1,77 @@
+import Foundation
+import XCTest
+
+/// The loopback HTTP server of Fixtures/fixture_server.py, started and stopped by a test.
+final class FixtureServer {
+    private let process = Process()
+    private let input = Pipe()
+    let port: Int
+
+    init() throws {
+        guard let script = Bundle.module.url(forResource: "fixture_server", withExtension: "py", subdirectory: "Fixtures") else {
+            throw NSError(domain: "FixtureServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "fixture_server.py missing from the test bundle"])
+        }
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw NSError(domain: "FixtureServer", code: 2, userInfo: [NSLocalizedDescriptionKey: "fixture server did not report its port"])
+        }
+        self.port = port
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    func url(_ path: String) -> String {
+        "http://127.0.0.1:\(port)\(path)"
+    }
+
+    /// Body of a plain GET (bookkeeping routes and reference bytes).
+    func get(_ path: String) throws -> Data {
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["--silent", "--fail", url(path)]
+        let output = Pipe()
+        curl.standardOutput = output
+        try curl.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        curl.waitUntilExit()
+        guard curl.terminationStatus == 0 else {
+            throw NSError(domain: "FixtureServer", code: 3, userInfo: [NSLocalizedDescriptionKey: "GET \(path) failed"])
+        }
+        return data
+    }
+
+    /// Times (monotonic seconds) of the requests the server saw for a key.
+    func requestTimes(_ key: String) throws -> [Double] {
+        try JSONDecoder().decode([Double].self, from: get("/_log/" + key))
+    }
+
+    /// Body bytes the server actually wrote for a /big key.
+    func bytesSent(_ key: String) throws -> Int {
+        try JSONDecoder().decode(Int.self, from: get("/_sent/" + key))
+    }
+}
+
+extension XCTestCase {
+    /// A fixture server stopped at the end of the test.
+    func startFixtureServer() throws -> FixtureServer {
+        let server = try FixtureServer()
+        addTeardownBlock { server.stop() }
+        return server
+    }
+}

@@ -1,0 +1,107 @@
+import XCTest
+@testable import ShoeboxKit
+
+/// Every container against exiftool, with several cameras' tags each (both
+/// hemispheres, altitude below sea level, different orientations).
+final class MetadataContainerTests: XCTestCase {
+    private func makeFixtures(_ extensions: [String]) throws -> (URL, [(URL, CameraTags)]) {
+        let directory = try makeTemporaryDirectory(self)
+        var items: [(URL, CameraTags)] = []
+        for ext in extensions {
+            for (index, tags) in CameraTags.cameras.enumerated() {
+                let url = directory.appendingPathComponent("camera\(index).\(ext)")
+                try MetadataFixtures.makeImage(url, width: 50 + index, height: 20 + 2 * index)
+                items.append((url, tags))
+            }
+        }
+        try MetadataFixtures.writeTags(items)
+        return (directory, items)
+    }
+
+    private func assertAllMatch(_ urls: [URL], format: ImageFormat, file: StaticString = #filePath, line: UInt = #line) throws {
+        let oracle = try MetadataFixtures.exiftool(urls)
+        for url in urls {
+            let expected = try XCTUnwrap(oracle[url.path], "exiftool did not read \(url.path)", file: file, line: line)
+            XCTAssertNotNil(expected["Make"], "fixture \(url.lastPathComponent) carries no EXIF", file: file, line: line)
+            let metadata = try MetadataReader.read(path: url.path)
+            XCTAssertEqual(metadata.format, format, url.lastPathComponent, file: file, line: line)
+            XCTAssertEqual(metadata.warnings, [], url.lastPathComponent, file: file, line: line)
+            assertMatchesExiftool(metadata, expected, file: file, line: line)
+        }
+    }
+
+    func testTIFF() throws {
+        let (_, items) = try makeFixtures(["tif"])
+        try assertAllMatch(items.map(\.0), format: .tiff)
+    }
+
+    func testPNGeXIf() throws {
+        let (_, items) = try makeFixtures(["png"])
+        try assertAllMatch(items.map(\.0), format: .png)
+    }
+
+    func testPNGRawProfileTextChunks() throws {
+        let (directory, items) = try makeFixtures(["png"])
+        var jobs: [(String, URL, URL)] = []
+        for (index, (url, _)) in items.enumerated() {
+            let kind = ["tEXt", "zTXt", "iTXt"][index % 3]
+            jobs.append((kind, url, directory.appendingPathComponent("raw\(index)-\(kind).png")))
+        }
+        try ContainerVariants.make(jobs)
+        try assertAllMatch(jobs.map(\.2), format: .png)
+    }
+
+    func testWebPWithAndWithoutExifPrefix() throws {
+        let (directory, items) = try makeFixtures(["webp"])
+        let jobs = items.enumerated().map { ("webp", $0.element.0, directory.appendingPathComponent("toggled\($0.offset).webp")) }
+        try ContainerVariants.make(jobs)
+        for job in jobs {
+            XCTAssertNotEqual(try exifChunkHasPrefix(job.1), try exifChunkHasPrefix(job.2), "both prefix styles are covered")
+        }
+        try assertAllMatch(items.map(\.0) + jobs.map(\.2), format: .webp)
+    }
+
+    func testHEIC() throws {
+        let (_, items) = try makeFixtures(["heic"])
+        try assertAllMatch(items.map(\.0), format: .heic)
+    }
+
+    func testAVIF() throws {
+        let (_, items) = try makeFixtures(["avif"])
+        try assertAllMatch(items.map(\.0), format: .avif)
+    }
+
+    /// Files converted by libvips keep their EXIF; vips writes the WebP EXIF chunk with the "Exif\0\0" prefix.
+    func testImagesConvertedByVipsFromATaggedJPEG() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let jpeg = directory.appendingPathComponent("source.jpg")
+        try MetadataFixtures.makeImage(jpeg)
+        try MetadataFixtures.writeTags([(jpeg, CameraTags.cameras[1])])
+        for (ext, format) in [("webp", ImageFormat.webp), ("png", .png), ("avif", .avif), ("heic", .heic)] {
+            let url = directory.appendingPathComponent("converted.\(ext)")
+            try MetadataFixtures.run("/usr/bin/vips", ["copy", jpeg.path, url.path])
+            try assertAllMatch([url], format: format)
+        }
+    }
+
+    func testDNGVersionMakesADNGAndRawExtensionsAreKept() throws {
+        let (directory, items) = try makeFixtures(["tif"])
+        let dng = directory.appendingPathComponent("raw.dng")
+        try FileManager.default.copyItem(at: items[0].0, to: dng)
+        try MetadataFixtures.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-DNGVersion=1.4.0.0", dng.path])
+        XCTAssertEqual(try MetadataReader.read(path: dng.path).format, .dng)
+        let nef = directory.appendingPathComponent("raw.nef")
+        try FileManager.default.copyItem(at: items[1].0, to: nef)
+        let metadata = try MetadataReader.read(path: nef.path)
+        XCTAssertEqual(metadata.format, .nef)
+        XCTAssertEqual(metadata.model, "NIKON D850")
+        XCTAssertEqual(metadata.gps?.altitude ?? 0, -12.25, accuracy: 0.01)
+    }
+
+    /// Whether the WebP file's EXIF chunk starts with "Exif\0\0".
+    private func exifChunkHasPrefix(_ url: URL) throws -> Bool {
+        let data = try Data(contentsOf: url)
+        let chunk = try XCTUnwrap(data.range(of: Data("EXIF".utf8)))
+        return data[(chunk.upperBound + 4)...].starts(with: Data("Exif".utf8) + Data([0, 0]))
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import XCTest
+@testable import ShoeboxKit
+
+final class LibraryReindexerTests: XCTestCase {
+    private var root = ""
+    private var layout: LibraryLayout { LibraryLayout(root: root) }
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "reindex-tests-" + UUID().uuidString
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    private func reindex(force: Bool = false) throws -> ReindexReport {
+        try LibraryReindexer(layout: layout, force: force, jobs: 2).run()
+    }
+
+    /// A library with originals, duplicate and failed sources, and thumbnails.
+    private func makeLibrary() throws -> VerifyTestLibrary {
+        let library = try VerifyTestLibrary(root: root)
+        var records: [OriginalRecord] = []
+        for n in 0..<5 {
+            records.append(try library.store(VerifyTestLibrary.bytes(n), path: "originals/2024/05/0\(n + 1)/photo-\(n).jpg"))
+        }
+        try library.recordSource(url: "http://127.0.0.1:9/again.jpg", sha256: records[0].sha256, outcome: .duplicate)
+        try library.recordSource(url: "http://127.0.0.1:9/gone.jpg", sha256: nil, outcome: .failed)
+        try library.addThumbnail(for: records[1])
+        try library.addThumbnail(for: records[2], size: "1024")
+        return library
+    }
+
+    private func files(matching prefix: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix(prefix) }
+    }
+
+    func testDeletedCatalogIsRebuiltWithTheSameDump() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try VerifyTestLibrary.dump(layout.catalog)
+        for suffix in ["", "-wal", "-shm"] { unlink(layout.catalog + suffix) }
+        let report = try reindex()
+        let after = try VerifyTestLibrary.dump(layout.catalog)
+        XCTAssertEqual(after.0, before.0)
+        XCTAssertEqual(after.1, before.1)
+        XCTAssertEqual(after.2, before.2)
+        XCTAssertEqual(report.originalsFromJournal, 5)
+        XCTAssertEqual(report.originalsFromFiles, 0)
+        XCTAssertEqual(report.sources, 7)
+        XCTAssertEqual(report.thumbnails, 2)
+        XCTAssertNil(report.previousCatalog)
+        XCTAssertTrue(try LibraryVerifier(layout: layout).run().findings.isEmpty)
+    }
+
+    func testHealthyCatalogIsKeptWithoutForce() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try Data(contentsOf: URL(fileURLWithPath: layout.catalog))
+        XCTAssertThrowsError(try reindex()) { error in
+            XCTAssertEqual(error as? VerifyError, .catalogHealthy(path: layout.catalog, originals: 5))
+            XCTAssertTrue("\(error)".contains("--force"))
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: layout.catalog)), before)
+        XCTAssertEqual(try files(matching: "catalog.sqlite."), [])
+    }
+
+    func testForceRebuildsAndKeepsThePreviousFile() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try VerifyTestLibrary.dump(layout.catalog)
+        let report = try reindex(force: true)
+        let kept = try XCTUnwrap(report.previousCatalog)
+        XCTAssertTrue(kept.hasPrefix("catalog.sqlite.replaced-"), kept)
+        XCTAssertEqual(try files(matching: "catalog.sqlite.replaced-").filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }, [kept])
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.absolute(kept)).0, before.0)
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0, before.0)
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).1, before.1)
+    }
+
+    func testCorruptCatalogIsMovedAsideAndRebuilt() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try VerifyTestLibrary.dump(layout.catalog)
+        let garbage = Data(repeating: 0xEE, count: 4096)
+        try garbage.write(to: URL(fileURLWithPath: layout.catalog))
+        let report = try reindex()
+        XCTAssertEqual(report.previousCatalogState, "corrupt")
+        let kept = try XCTUnwrap(report.previousCatalog)
+        XCTAssertTrue(kept.hasPrefix("catalog.sqlite.corrupt-"), kept)
+        XCTAssertEqual(FileManager.default.contents(atPath: layout.absolute(kept)), garbage, "the corrupt file is kept as it was")
+        let after = try VerifyTestLibrary.dump(layout.catalog)
+        XCTAssertEqual(after.0, before.0)
+        XCTAssertEqual(after.1, before.1)
+        XCTAssertEqual(after.2, before.2)
+    }
+
+    func testFilesWithoutJournalEntriesAreRecordedFromThemselvesAndJournaled() throws {
+        let folder = URL(fileURLWithPath: root + "-src")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jpeg = folder.appendingPathComponent("camera.jpg")
+        try MetadataFixtures.makeImage(jpeg)
+        try MetadataFixtures.writeTags([(jpeg, CameraTags())])
+        try FileManager.default.createDirectory(atPath: root + "/originals/2024/05/01", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: jpeg.path, toPath: root + "/originals/2024/05/01/camera.jpg")
+
+        let first = try reindex()
+        XCTAssertEqual(first.originalsFromFiles, 1)
+        let record = try XCTUnwrap(try VerifyTestLibrary.dump(layout.catalog).0.first)
+        XCTAssertEqual(record.path, "originals/2024/05/01/camera.jpg")
+        XCTAssertEqual(record.contentType, "image/jpeg")
+        XCTAssertEqual(record.make, "Canon")
+        XCTAssertEqual(record.model, "Canon EOS 5D Mark IV")
+        XCTAssertEqual(record.takenAt, "2024:05:01 12:34:56")
+        XCTAssertEqual(try XCTUnwrap(record.gpsLatitude), 48.858370, accuracy: 1e-6)
+        XCTAssertEqual(record.width, 64)
+        XCTAssertEqual(try Journal.read(path: layout.journal), [.originalStored(record)])
+
+        let second = try reindex(force: true)
+        XCTAssertEqual(second.originalsFromJournal, 1)
+        XCTAssertEqual(second.originalsFromFiles, 0)
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0, [record])
+        let findings = try LibraryVerifier(layout: layout).run().findings
+        XCTAssertEqual(findings.map(\.kind), [.writable], "a copied-in file keeps its mode; verify says so")
+    }
+
+    func testJournaledOriginalsWithoutFileAreLeftOutWithTheirSources() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let lost = "originals/2024/05/05/photo-4.jpg"
+        try FileManager.default.removeItem(atPath: layout.absolute(lost))
+        for suffix in ["", "-wal", "-shm"] { unlink(layout.catalog + suffix) }
+        let report = try reindex()
+        XCTAssertEqual(report.originals, 4)
+        XCTAssertEqual(report.journaledOriginalsWithoutFile, 1)
+        XCTAssertEqual(report.sourcesDropped, 1)
+        XCTAssertFalse(try VerifyTestLibrary.dump(layout.catalog).0.contains { $0.path == lost })
+    }
+
+    func testInterruptedRunIsFinished() throws {
+        let library = try makeLibrary()
+        let pending = try library.store(VerifyTestLibrary.bytes(50), path: "originals/2024/06/01/pending.jpg")
+        library.closeCatalog()
+        try FileManager.default.moveItem(atPath: layout.absolute(pending.path), toPath: layout.staging + "/\(pending.sha256).staged")
+        XCTAssertTrue(FileManager.default.createFile(atPath: layout.staging + "/x.part", contents: Data("p".utf8)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: layout.staging + "/\(String(repeating: "f", count: 64)).staged", contents: Data("s".utf8)))
+        for suffix in ["", "-wal", "-shm"] { unlink(layout.catalog + suffix) }
+        let report = try reindex()
+        XCTAssertEqual(report.stagedPublished, 1)
+        XCTAssertEqual(report.tempFilesRemoved, 2)
+        XCTAssertEqual(report.originals, 6)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: layout.staging), [])
+        XCTAssertEqual(try LibraryVerifier(layout: layout).run().findings, [])
+    }
+
+    func testDuplicateCopiesAreLeftOutAndReported() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        try FileManager.default.copyItem(atPath: layout.absolute("originals/2024/05/01/photo-0.jpg"), toPath: layout.absolute("originals/copy.jpg"))
+        let report = try reindex(force: true)
+        XCTAssertEqual(report.duplicateFiles, ["originals/copy.jpg"])
+        XCTAssertEqual(report.originals, 5)
+    }
+
+    func testStrayWriteAheadLogIsNotReplayedIntoTheNewCatalog() throws {
+        let library = try makeLibrary()
+        // Keep a -wal with frames: copy it while the writer is open, then drop the database.
+        try library.recordSource(url: "http://127.0.0.1:9/late.jpg", sha256: nil, outcome: .failed)
+        let wal = try Data(contentsOf: URL(fileURLWithPath: layout.catalog + "-wal"))
+        XCTAssertGreaterThan(wal.count, 0)
+        library.closeCatalog()
+        for suffix in ["", "-shm"] { unlink(layout.catalog + suffix) }
+        try wal.write(to: URL(fileURLWithPath: layout.catalog + "-wal"))
+        let report = try reindex()
+        let kept = try XCTUnwrap(report.previousCatalog)
+        XCTAssertTrue(kept.hasPrefix("catalog.sqlite.orphan-"), kept)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: layout.absolute(kept) + "-wal"))
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0.count, 5)
+    }
+
+    func testLockedLibraryIsRefused() throws {
+        _ = try makeLibrary()
+        let writer = try LibraryLock(layout: layout, mode: .exclusive)
+        XCTAssertThrowsError(try reindex(force: true)) { error in
+            guard case LibraryError.locked = error else { return XCTFail("got \(error)") }
+        }
+        withExtendedLifetime(writer) {}
+    }
+
+    func testNewerSchemaIsNotReplaced() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        do {
+            let raw = try SQLiteConnection(path: layout.catalog, readOnly: false)
+            try raw.run("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+        }
+        XCTAssertThrowsError(try reindex(force: true)) { error in
+            guard case CatalogError.schemaTooNew = error else { return XCTFail("got \(error)") }
+        }
+        XCTAssertEqual(try files(matching: "catalog.sqlite."), [])
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import XCTest
+@testable import ShoeboxKit
+
+final class LibraryVerifierTests: XCTestCase {
+    private var root = ""
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "verify-tests-" + UUID().uuidString
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    private func verify(quick: Bool = false) throws -> VerifyReport {
+        try LibraryVerifier(layout: LibraryLayout(root: root), quick: quick, jobs: 2).run()
+    }
+
+    private func kinds(_ report: VerifyReport) -> [String: VerifyProblem.Kind] {
+        Dictionary(report.findings.map { ($0.path, $0.kind) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func makeLibrary(count: Int) throws -> (VerifyTestLibrary, [OriginalRecord]) {
+        let library = try VerifyTestLibrary(root: root)
+        let records = try (0..<count).map { n in
+            try library.store(VerifyTestLibrary.bytes(n), path: "originals/2024/05/01/photo-\(n).jpg")
+        }
+        return (library, records)
+    }
+
+    func testHealthyLibraryHasNoFindingsAndHashesEveryByte() throws {
+        let (library, records) = try makeLibrary(count: 6)
+        try library.recordSource(url: "http://127.0.0.1:9/dup.jpg", sha256: records[0].sha256, outcome: .duplicate)
+        try library.recordSource(url: "http://127.0.0.1:9/missing.jpg", sha256: nil, outcome: .failed)
+        try library.addThumbnail(for: records[1])
+        let report = try verify()
+        XCTAssertEqual(report.findings, [])
+        XCTAssertTrue(report.isClean)
+        XCTAssertEqual(report.originalsChecked, 6)
+        XCTAssertEqual(report.filesScanned, 6)
+        XCTAssertEqual(report.thumbnailsChecked, 1)
+        XCTAssertEqual(report.bytesHashed, 6 * 3000)
+    }
+
+    func testBitRotNamesFlippedTruncatedDeletedAndWritableOriginals() throws {
+        let (_, records) = try makeLibrary(count: 6)
+        let layout = LibraryLayout(root: root)
+        try Damage.flipByte(layout.absolute(records[0].path))
+        try Damage.truncate(layout.absolute(records[1].path), to: 1000)
+        try FileManager.default.removeItem(atPath: layout.absolute(records[2].path))
+        chmod(layout.absolute(records[3].path), 0o644)
+        let report = try verify()
+        XCTAssertEqual(kinds(report), [
+            records[0].path: .hashMismatch, records[1].path: .sizeMismatch,
+            records[2].path: .missing, records[3].path: .writable,
+        ])
+        XCTAssertEqual(report.problemCount, 4)
+        XCTAssertFalse(report.isClean)
+        let flipped = try XCTUnwrap(report.findings.first { $0.kind == .hashMismatch })
+        XCTAssertTrue(flipped.line.hasPrefix("hash-mismatch \(records[0].path): SHA-256 is "), flipped.line)
+        XCTAssertEqual(flipped.sha256, records[0].sha256)
+    }
+
+    func testQuickModeComparesSizesOnly() throws {
+        let (_, records) = try makeLibrary(count: 3)
+        let layout = LibraryLayout(root: root)
+        try Damage.flipByte(layout.absolute(records[0].path))
+        try Damage.truncate(layout.absolute(records[1].path), to: 10)
+        let report = try verify(quick: true)
+        XCTAssertEqual(kinds(report), [records[1].path: .sizeMismatch])
+        XCTAssertEqual(report.bytesHashed, 0)
+        XCTAssertEqual(try verify().problemCount, 2)
+    }
+
+    func testFileUnknownToTheCatalogIsReported() throws {
+        _ = try makeLibrary(count: 1)
+        let stray = "originals/2024/05/02/stray.jpg"
+        try FileManager.default.createDirectory(atPath: root + "/originals/2024/05/02", withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: root + "/" + stray, contents: Data("x".utf8)))
+        try FileManager.default.createSymbolicLink(atPath: root + "/originals/link.jpg", withDestinationPath: "/etc/passwd")
+        let report = try verify()
+        XCTAssertEqual(kinds(report), [stray: .unknownFile, "originals/link.jpg": .unknownFile])
+    }
+
+    func testChangedEXIFSummaryIsAMetadataMismatch() throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory() + "verify-exif-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jpeg = folder.appendingPathComponent("camera.jpg")
+        try MetadataFixtures.makeImage(jpeg)
+        try MetadataFixtures.writeTags([(jpeg, CameraTags())])
+        let data = try Data(contentsOf: jpeg)
+        let metadata = try MetadataReader.read(path: jpeg.path)
+        XCTAssertEqual(metadata.make, "Canon")
+
+        let library = try VerifyTestLibrary(root: root)
+        try library.store(data, path: "originals/2024/05/01/same.jpg", metadata: metadata)
+        var moved = data
+        moved.append(0)  // different bytes, same EXIF
+        let drifted = try library.store(moved, path: "originals/2024/05/01/drifted.jpg", metadata: metadata, recordedMake: "Nikon")
+        let report = try verify()
+        XCTAssertEqual(kinds(report), [drifted.path: .metadataMismatch])
+        XCTAssertTrue(report.findings[0].detail.contains("make 'Canon' but recorded 'Nikon'"), report.findings[0].detail)
+        XCTAssertEqual(try verify(quick: true).findings, [], "quick mode reads no EXIF")
+    }
+
+    func testMissingAndStaleThumbnailsAreReported() throws {
+        let (library, records) = try makeLibrary(count: 3)
+        let gone = try library.addThumbnail(for: records[0])
+        let stale = try library.addThumbnail(for: records[1])
+        let fresh = try library.addThumbnail(for: records[2])
+        let layout = LibraryLayout(root: root)
+        try FileManager.default.removeItem(atPath: layout.absolute(gone.path))
+        let old = Date(timeIntervalSinceNow: -3600)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: layout.absolute(stale.path))
+        XCTAssertNotNil(fresh)
+        let report = try verify()
+        XCTAssertEqual(kinds(report), [gone.path: .thumbnailMissing, stale.path: .thumbnailStale])
+    }
+
+    func testLeftoverTempFilesAndPendingPublishAreNoticesOnly() throws {
+        let (library, _) = try makeLibrary(count: 1)
+        let layout = LibraryLayout(root: root)
+        XCTAssertTrue(FileManager.default.createFile(atPath: layout.staging + "/abc.part", contents: Data("p".utf8)))
+        // A batch committed by a run killed before it published the file.
+        let data = VerifyTestLibrary.bytes(99)
+        let record = try library.store(data, path: "originals/2024/05/03/pending.jpg")
+        try FileManager.default.moveItem(atPath: layout.absolute(record.path), toPath: layout.staging + "/\(record.sha256).staged")
+        let report = try verify()
+        XCTAssertEqual(kinds(report), [".tmp/abc.part": .leftoverTemp, record.path: .pendingPublish, ".tmp/\(record.sha256).staged": .leftoverTemp])
+        XCTAssertTrue(report.isClean)
+        XCTAssertEqual(report.noticeCount, 3)
+        XCTAssertTrue(report.findings.allSatisfy { $0.line.hasPrefix("notice: ") })
+    }
+
+    func testOriginalMissingFromTheJournalIsReported() throws {
+        let library = try VerifyTestLibrary(root: root)
+        let record = try library.store(VerifyTestLibrary.bytes(1), path: "originals/a.jpg", journaled: false)
+        XCTAssertEqual(kinds(try verify()), [record.path: .notJournaled])
+    }
+
+    func testDamagedJournalIsReported() throws {
+        _ = try makeLibrary(count: 1)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: root + "/journal.jsonl"))
+        handle.seekToEndOfFile()
+        handle.write(Data("garbage\n{\"kind\":\"thumbnail-removed\",\"path\":\"x\"}\n".utf8))
+        handle.closeFile()
+        XCTAssertEqual(kinds(try verify()), ["journal.jsonl": .journalDamaged])
+    }
+
+    func testMissingLibraryAndMissingCatalogAreErrors() throws {
+        XCTAssertThrowsError(try verify()) { XCTAssertEqual($0 as? VerifyError, .libraryMissing(path: root)) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try verify()) { error in
+            XCTAssertEqual(error as? VerifyError, .catalogMissing(path: root + "/catalog.sqlite", library: root))
+            XCTAssertTrue("\(error)".contains("shoebox reindex --library \(root)"))
+        }
+    }
+
+    func testCorruptCatalogIsReportedWithTheReindexRemedy() throws {
+        let (library, _) = try makeLibrary(count: 1)
+        library.closeCatalog()
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        try garbage.write(to: URL(fileURLWithPath: root + "/catalog.sqlite"))
+        XCTAssertThrowsError(try verify()) { error in
+            guard case CatalogError.corrupt = error else { return XCTFail("got \(error)") }
+            XCTAssertTrue("\(error)".contains("shoebox reindex"))
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: root + "/catalog.sqlite"), garbage)
+    }
+
+    func testRunningWriterIsReportedAsLocked() throws {
+        _ = try makeLibrary(count: 1)
+        let writer = try LibraryLock(layout: LibraryLayout(root: root), mode: .exclusive)
+        XCTAssertThrowsError(try verify()) { error in
+            guard case LibraryError.locked = error else { return XCTFail("got \(error)") }
+        }
+        withExtendedLifetime(writer) {}
+    }
+
+    func testManyOriginalsAreCheckedInParallelWithTheSameResult() throws {
+        let (_, records) = try makeLibrary(count: 40)
+        try Damage.flipByte(LibraryLayout(root: root).absolute(records[17].path))
+        let serial = try LibraryVerifier(layout: LibraryLayout(root: root), jobs: 1).run()
+        let parallel = try LibraryVerifier(layout: LibraryLayout(root: root), jobs: 4).run()
+        XCTAssertEqual(serial.findings, parallel.findings)
+        XCTAssertEqual(parallel.findings.map(\.path), [records[17].path])
+        XCTAssertEqual(parallel.bytesHashed, 40 * 3000)
+    }
+}
