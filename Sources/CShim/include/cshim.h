@@ -75,7 +75,7 @@ void shim_free(void *pointer);
 #endif
 
 // ---- libvips: thumbnails (Thumbnails area) ----
-// One-time setup for batch work: bounded malloc arenas and fixed mmap/trim
+// One-time setup for batch work: one malloc arena and fixed mmap/trim
 // thresholds (so freed image buffers leave the heap), vips_init, the given
 // per-image concurrency, no operation cache, libvips' per-tile warnings silenced.
 // Returns 0 on success.
