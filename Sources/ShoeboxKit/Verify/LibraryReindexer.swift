@@ -152,7 +152,7 @@ public struct LibraryReindexer: Sendable {
             sha256: sha256, path: file.path, bytes: file.bytes,
             contentType: format?.mimeType ?? "application/octet-stream",
             width: metadata?.width, height: metadata?.height,
-            takenAt: metadata?.bestCaptureDate ?? Timestamp.exif(modified),
+            takenAt: metadata.flatMap(MetadataComparison.captureDate) ?? Timestamp.exif(modified),
             make: metadata?.make, model: metadata?.model,
             gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude,
             gpsAltitude: metadata?.gps?.altitude, orientation: metadata?.orientation,
