@@ -10,14 +10,16 @@ final class KillTests: XCTestCase {
     func testKilledFetchesLeaveAVerifiableLibraryAndARerunCompletesEveryURL() throws {
         let server = try startFixtureServer()
         let runner = try FetchRunner(self)
-        let urls = (0..<200).map { server.url("/slow/kill-\($0)?delay=0.05&seed=\($0)") }
+        let urls = (0..<200).map { server.url("/slow/kill-\($0)?delay=0.1&seed=\($0)") }
         let list = runner.workDirectory.appendingPathComponent("list.txt").path
         try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let library = runner.library.path
         let fetch = ["fetch", list, "--library", library, "--jobs", "8"]
 
+        // 8 transfers of >= 0.1 s each: at most 80 files/s, so 200 files take >= 2.5 s and
+        // kills at 0.4 + 0.7 + 1.0 s of running time always land mid-run.
         var killed = 0
-        for moment in [0.3, 0.25, 0.35] {
+        for moment in [0.4, 0.7, 1.0] {
             let (process, _, _) = try ShoeboxProcess.start(fetch)
             usleep(useconds_t(moment * 1_000_000))
             kill(process.processIdentifier, SIGKILL)

@@ -61,7 +61,10 @@ public struct LibraryReindexer: Sendable {
         do {
             let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
             let count = try catalog.countOriginals()
+            let sources = try catalog.countSources()
+            let isEmpty = count == 0 && sources == 0
             catalog.close()
+            if isEmpty { return "empty" }
             guard force else { throw VerifyError.catalogHealthy(path: layout.catalog, originals: count) }
             return "replaced"
         } catch let error as CatalogError {
