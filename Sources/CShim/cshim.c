@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <unistd.h>
+#include <fcntl.h>
 #include "cshim.h"
 
 CURLcode shim_curl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -70,6 +71,9 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out) {
 
 // ---- Library (storage) ----
 int shim_syncfs(int fd) { return syncfs(fd); }
+int shim_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
 // ---- Metadata ----
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,12 +1,14 @@
 /// Every subcommand, in the order `shoebox help` lists them.
 public enum CommandRegistry {
     public static var commands: [any Command.Type] { [
-        HelpCommand.self,
         FetchCommand.self,
         InspectCommand.self,
+        ThumbsCommand.self,
+        GalleryCommand.self,
         VerifyCommand.self,
         ReindexCommand.self,
         CompletionsCommand.self,
+        HelpCommand.self,
     ] }
 
     public static func command(named name: String) -> (any Command.Type)? {

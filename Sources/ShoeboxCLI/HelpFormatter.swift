@@ -34,7 +34,7 @@ public enum HelpFormatter {
         lines += [
             "",
             "Run 'shoebox help COMMAND' or 'shoebox COMMAND --help' for a command's options.",
-            "'shoebox --version' prints the version.",
+            "'shoebox --version' prints the version; 'man shoebox' is the full manual.",
         ]
         return lines.joined(separator: "\n")
     }

@@ -122,7 +122,7 @@ final class InspectCommandTests: XCTestCase {
         let directory = try makeTemporaryDirectory(self)
         let urls = try makePhotos(in: directory)
         let empty = directory.appendingPathComponent("empty.jpg")
-        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty.path, contents: Data()))
         let html = directory.appendingPathComponent("page.jpg")
         try Data("<html>not found</html>".utf8).write(to: html)
         let missing = directory.appendingPathComponent("missing.jpg")

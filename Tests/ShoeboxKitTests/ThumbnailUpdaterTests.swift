@@ -104,18 +104,27 @@ final class ThumbnailUpdaterTests: XCTestCase {
         let library = try makeRotatedLibrary()
         let second = "originals/2024/06/02/IMG_0002.jpg"
         try ImageFixtures.solid(at: try library.prepare(second), width: 120, height: 80, color: "green")
-        let record = try library.add(second)
+        try library.add(second)
         let options = ThumbnailOptions(sizes: [.init(width: 64, height: 64)])
         XCTAssertEqual(try update(library, options).0.made, 2)
-        library.catalog.removeOriginal(sha256: record.sha256)
+        // One original's file is gone; a stray thumbnail belongs to no catalogued original.
+        try library.deleteOriginalFile(second)
+        let stray = "thumbnails/64/2023/01/01/stray.jpg.jpg"
+        _ = try library.prepare(stray)
+        try FileManager.default.copyItem(atPath: library.root + "/thumbnails/64/2024/05/01/IMG_0001.jpg.jpg",
+                                         toPath: library.root + "/" + stray)
 
-        XCTAssertEqual(try update(library, options).0.pruned, 0, "without --prune nothing is removed")
+        let (unpruned, _) = try update(library, options)
+        XCTAssertEqual(unpruned.pruned, 0, "without --prune nothing is removed")
+        XCTAssertEqual(unpruned.failed, 1, "the missing original is reported")
         XCTAssertTrue(library.exists("thumbnails/64/2024/06/02/IMG_0002.jpg.jpg"))
 
         let (summary, _) = try update(library, options, prune: true)
-        XCTAssertEqual(summary.pruned, 1)
+        XCTAssertEqual(summary.pruned, 2)
         XCTAssertFalse(library.exists("thumbnails/64/2024/06/02/IMG_0002.jpg.jpg"))
+        XCTAssertFalse(library.exists(stray))
         XCTAssertFalse(library.exists("thumbnails/64/2024/06"), "emptied folders go too")
+        XCTAssertFalse(library.exists("thumbnails/64/2023"))
         XCTAssertTrue(library.exists("thumbnails/64/2024/05/01/IMG_0001.jpg.jpg"))
         XCTAssertTrue(library.exists("thumbnails/CACHEDIR.TAG"))
         XCTAssertEqual(try library.catalog.allThumbnails().map(\.path), ["thumbnails/64/2024/05/01/IMG_0001.jpg.jpg"])

@@ -40,19 +40,18 @@ public enum InspectCommand: Command {
         }
         var failed = 0, count = 0
         if json { console.out("[") }
-        MetadataBatch.read(paths, includeAllTags: all) { item in
+        // Formatting runs on the reader threads; printing stays in input order here.
+        MetadataBatch.read(paths, includeAllTags: all, transform: { item in
+            render(item, json: json, all: all)
+        }) { rendered in
             count += 1
+            if rendered.failed { failed += 1 }
             if json {
-                console.out(InspectPrinter.json(item, includeAllTags: all) + (count < paths.count ? "," : ""))
-                if case .failure = item.result { failed += 1 }
-                return
-            }
-            switch item.result {
-            case .success(let metadata):
-                console.out((count > 1 ? "\n" : "") + InspectPrinter.block(metadata, path: item.path, fileSize: item.fileSize, includeAllTags: all))
-            case .failure(let error):
-                failed += 1
-                console.error(error.description)
+                console.out(rendered.text + (count < paths.count ? "," : ""))
+            } else if rendered.failed {
+                console.error(rendered.text)
+            } else {
+                console.out((count > 1 ? "\n" : "") + rendered.text)
             }
         }
         if json { console.out("]") }
@@ -61,5 +60,18 @@ public enum InspectCommand: Command {
             return ExitStatus.someFailed
         }
         return ExitStatus.success
+    }
+
+    /// One file's output: a JSON object, a block for people, or (not JSON) the error message for stderr.
+    private static func render(_ item: MetadataBatch.Item, json: Bool, all: Bool) -> (text: String, failed: Bool) {
+        let failed: Bool
+        if case .failure = item.result { failed = true } else { failed = false }
+        if json { return (InspectPrinter.json(item, includeAllTags: all), failed) }
+        switch item.result {
+        case .success(let metadata):
+            return (InspectPrinter.block(metadata, path: item.path, fileSize: item.fileSize, includeAllTags: all), false)
+        case .failure(let error):
+            return (error.description, true)
+        }
     }
 }

@@ -64,7 +64,7 @@ enum ZshCompletion {
             return quoted((repeatable ? "*" : "") + longForm + help + value)
         }
         let shortForm = "-\(short)" + (option.takesValue ? "+" : "")
-        let exclusion = repeatable ? "*" : quoted("(-\(short) --\(option.long))")
+        let exclusion = quoted(repeatable ? "*" : "(-\(short) --\(option.long))")
         return exclusion + "{\(shortForm),\(longForm)}" + quoted(help + value)
     }
 

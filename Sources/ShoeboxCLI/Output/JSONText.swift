@@ -2,6 +2,9 @@
 /// numbers as exiftool -n prints them (non-finite numbers become null).
 enum JSONText {
     static func string(_ text: String) -> String {
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+            return "\"" + text + "\""  // nothing to escape: the common case
+        }
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {
@@ -27,8 +30,16 @@ enum JSONText {
     /// One JSON object from ordered key/value pairs whose values are already JSON text.
     static func object(_ members: [(String, String)], indent: String = "  ") -> String {
         guard !members.isEmpty else { return "{}" }
-        let body = members.map { "\(indent)\(string($0.0)): \($0.1)" }.joined(separator: ",\n")
-        return "{\n" + body + "\n}"
+        var out = "{\n"
+        out.reserveCapacity(members.reduce(4) { $0 + $1.0.utf8.count + $1.1.utf8.count + 8 })
+        for (index, member) in members.enumerated() {
+            out += indent
+            out += string(member.0)
+            out += ": "
+            out += member.1
+            out += index == members.count - 1 ? "\n" : ",\n"
+        }
+        return out + "}"
     }
 }
 

@@ -115,6 +115,8 @@ final class Archiver {
         do {
             metadata = try MetadataReader.read(path: file.path)
             result.warnings += metadata?.warnings.map { "metadata: \($0)" } ?? []
+        } catch let error as MetadataError {
+            result.warnings.append("metadata: \(error.reason)")
         } catch {
             result.warnings.append("metadata: \(error)")
         }

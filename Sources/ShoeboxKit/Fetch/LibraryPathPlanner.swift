@@ -6,8 +6,10 @@ import Foundation
 struct LibraryPathPlanner {
     /// The date folder and the `takenAt` value to record.
     static func dateFolder(metadata: PhotoMetadata?, lastModified: String?, now: time_t = time(nil)) -> (folder: String, takenAt: String) {
-        if let exif = metadata?.bestCaptureDate, let folder = folder(fromEXIFDate: exif) {
-            return (folder, exif)
+        // Cameras with an unset clock write "0000:00:00 00:00:00": skip to the next candidate.
+        let candidates = [metadata?.dateTimeOriginal, metadata?.createDate, metadata?.modifyDate].compactMap { $0 }
+        for exif in candidates {
+            if let folder = folder(fromEXIFDate: exif) { return (folder, exif) }
         }
         if let lastModified {
             let parsed = curl_getdate(lastModified, nil)

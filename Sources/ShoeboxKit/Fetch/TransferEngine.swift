@@ -63,7 +63,8 @@ public final class TransferEngine: @unchecked Sendable {
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectFinished(completion)
-            if active.count == options.jobs || inputDone || !retryQueue.isEmpty || running > 0 {
+            let canStartMore = !inputDone && active.count < options.jobs
+            if !canStartMore && (!active.isEmpty || !retryQueue.isEmpty) {
                 var ready: Int32 = 0
                 curl_multi_poll(multi, nil, 0, pollTimeoutMilliseconds(), &ready)
             }

@@ -37,7 +37,8 @@ struct MemoryByteSource: ByteSource {
 /// walking small headers costs one system call per window. Not thread-safe:
 /// each `MetadataReader.read` call owns its own instance.
 final class FileByteSource: ByteSource {
-    static let windowSize = 64 * 1024
+    /// Large enough for the headers and EXIF of most photos in one read, small enough not to copy pixels.
+    static let windowSize = 16 * 1024
     let path: String
     let size: Int
     private let descriptor: Int32
@@ -46,7 +47,8 @@ final class FileByteSource: ByteSource {
 
     init(path: String) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw MetadataError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

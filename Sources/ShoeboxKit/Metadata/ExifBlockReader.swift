@@ -3,6 +3,8 @@ import CShim
 
 /// Parses one EXIF block with libexif and fills `PhotoMetadata`.
 ///
+/// The block is first checked and compacted by `TIFFStructure` (IFD0, ExifIFD,
+/// GPS, Interop, IFD1 and their values; no maker note, no thumbnail).
 /// libexif is set up so that it neither invents tags (FOLLOW_SPECIFICATION
 /// unset) nor drops unknown ones; values are decoded from the raw bytes with
 /// the block's byte order, never from libexif's display text. GPS tags are
@@ -20,13 +22,14 @@ enum ExifBlockReader {
 
     /// Reads the TIFF structure `tiff` (without "Exif\0\0") into `metadata`.
     static func read(tiff: [UInt8], into metadata: inout PhotoMetadata, includeAllTags: Bool) {
-        var block = tiff
+        // Every block goes through TIFFStructure first: it checks each offset (reporting
+        // what is broken), stops loops, and rebuilds a compact block within libexif's 64 KiB
+        // reach. libexif then never sees offsets into the unknown, nor maker notes.
+        let repacked = TIFFStructure.repack(MemoryByteSource(data: tiff))
+        metadata.warnings += repacked.warnings.map { "EXIF: " + $0 }
+        guard let block = repacked.tiff else { return }
         if exifHeader.count + block.count > maximumBlockSize {
-            // Offsets past 64 KiB would be out of libexif's reach: rebuild a compact block.
-            let repacked = TIFFStructure.repack(MemoryByteSource(data: tiff))
-            metadata.warnings += repacked.warnings
-            guard let compact = repacked.tiff else { return }
-            block = compact
+            metadata.warnings.append("EXIF: block too large even without maker notes and thumbnails; tags past 64 KiB are lost")
         }
         let payload = exifHeader + block
         var warningText = [CChar](repeating: 0, count: 4096)

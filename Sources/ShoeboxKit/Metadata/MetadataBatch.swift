@@ -16,22 +16,34 @@ public enum MetadataBatch {
         _ paths: [String], includeAllTags: Bool, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
         batchSize: Int = 256, body: (Item) -> Void
     ) {
+        read(paths, includeAllTags: includeAllTags, threads: threads, batchSize: batchSize, transform: { $0 }, body: body)
+    }
+
+    /// Like `read`, with `transform` (formatting, say) also run on the reader threads;
+    /// `body` gets the transformed results in input order, on the calling thread.
+    public static func read<Output>(
+        _ paths: [String], includeAllTags: Bool, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        batchSize: Int = 256, transform: @Sendable (Item) -> Output, body: (Output) -> Void
+    ) {
         var start = 0
         while start < paths.count {
             let batch = Array(paths[start..<min(start + batchSize, paths.count)])
             // Each worker writes only its own indexes: no two threads touch the same slot.
-            nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Item?>.allocate(capacity: batch.count)
+            nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Output?>.allocate(capacity: batch.count)
             results.initialize(repeating: nil)
-            defer { results.deallocate() }
+            defer {
+                results.deinitialize()
+                results.deallocate()
+            }
             let workers = max(1, min(threads, batch.count))
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var index = worker
                 while index < batch.count {
-                    results[index] = readOne(batch[index], includeAllTags: includeAllTags)
+                    results[index] = transform(readOne(batch[index], includeAllTags: includeAllTags))
                     index += workers
                 }
             }
-            for item in results { if let item { body(item) } }
+            for result in results { if let result { body(result) } }
             start += batch.count
         }
     }

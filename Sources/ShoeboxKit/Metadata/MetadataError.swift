@@ -16,6 +16,11 @@ public enum MetadataError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The message without the leading path, for callers that name the file themselves.
+    public var reason: String {
+        String(description.dropFirst(path.count + 2))
+    }
+
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason):

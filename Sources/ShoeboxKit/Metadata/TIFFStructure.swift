@@ -24,7 +24,7 @@ enum TIFFStructure {
     /// Largest IFD we accept; real ones have a few dozen entries.
     static let maximumEntries = 1000
     /// Values larger than this (maker notes, strip tables) are left out of the compact block.
-    static let maximumValueSize = 16 * 1024
+    static let maximumValueSize = 24 * 1024
     static let exifPointer: UInt16 = 0x8769, gpsPointer: UInt16 = 0x8825, interopPointer: UInt16 = 0xA005
     static let subIFDs: UInt16 = 0x014A
     /// Tags whose values are offsets into the original file: meaningless once repacked.
@@ -202,12 +202,13 @@ enum TIFFStructure {
             patch(&ifd0Entries, TIFFStructure.gpsPointer, offsets[2])
             if exifEntries != nil { patch(&exifEntries!, TIFFStructure.interopPointer, offsets[3]) }
             var out: [UInt8] = bigEndian ? [0x4D, 0x4D, 0x00, 0x2A] : [0x49, 0x49, 0x2A, 0x00]
-            out += bytes(8, 4)
+            out.reserveCapacity(position)
+            append(8, 4, to: &out)
             let final: [[Entry]?] = [ifd0Entries, exifEntries, gpsEntries, interopEntries, ifd1Entries]
             for (index, ifd) in final.enumerated() {
                 guard let ifd, let start = offsets[index] else { continue }
                 let next = index == 0 ? (offsets[4] ?? 0) : 0
-                out += encode(ifd, at: start, next: next)
+                encode(ifd, at: start, next: next, to: &out)
             }
             return out
         }
@@ -216,25 +217,39 @@ enum TIFFStructure {
             Entry(tag: tag, type: 4, count: 1, data: [0, 0, 0, 0])
         }
 
-        private func encode(_ entries: [Entry], at start: Int, next: Int) -> [UInt8] {
-            var table = bytes(UInt64(entries.count), 2)
-            var values: [UInt8] = []
-            let valuesStart = start + 2 + entries.count * 12 + 4
+        /// Appends one IFD (entry table, next-IFD offset, then its out-of-line values) starting at offset `start`.
+        private func encode(_ entries: [Entry], at start: Int, next: Int, to out: inout [UInt8]) {
+            append(UInt64(entries.count), 2, to: &out)
+            var valueOffset = start + 2 + entries.count * 12 + 4
             for entry in entries {
-                table += bytes(UInt64(entry.tag), 2) + bytes(UInt64(entry.type), 2) + bytes(UInt64(entry.count), 4)
+                append(UInt64(entry.tag), 2, to: &out)
+                append(UInt64(entry.type), 2, to: &out)
+                append(UInt64(entry.count), 4, to: &out)
                 if entry.data.count <= 4 {
-                    table += entry.data + [UInt8](repeating: 0, count: 4 - entry.data.count)
+                    out.append(contentsOf: entry.data)
+                    for _ in entry.data.count..<4 { out.append(0) }
                 } else {
-                    table += bytes(UInt64(valuesStart + values.count), 4)
-                    values += entry.data
-                    if values.count % 2 == 1 { values.append(0) }
+                    append(UInt64(valueOffset), 4, to: &out)
+                    valueOffset += (entry.data.count + 1) & ~1
                 }
             }
-            return table + bytes(UInt64(next), 4) + values
+            append(UInt64(next), 4, to: &out)
+            for entry in entries where entry.data.count > 4 {
+                out.append(contentsOf: entry.data)
+                if entry.data.count % 2 == 1 { out.append(0) }
+            }
         }
 
         private func bytes(_ value: UInt64, _ width: Int) -> [UInt8] {
-            (0..<width).map { i in UInt8(truncatingIfNeeded: value >> (8 * UInt64(bigEndian ? width - 1 - i : i))) }
+            var out: [UInt8] = []
+            append(value, width, to: &out)
+            return out
+        }
+
+        private func append(_ value: UInt64, _ width: Int, to out: inout [UInt8]) {
+            for i in 0..<width {
+                out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(bigEndian ? width - 1 - i : i))))
+            }
         }
 
         func uint(_ b: [UInt8], _ offset: Int, _ width: Int) -> UInt64 {

@@ -17,6 +17,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
     private var pending: [ThumbnailEvent] = []
     private var nextIndex = 0
     private var runningWorkers = 0
+    private var cancelled = false
 
     public init(libraryRoot: String, options: ThumbnailOptions) {
         self.libraryRoot = libraryRoot
@@ -29,7 +30,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
     public func run(_ sources: [ThumbnailSource], recorded: Set<String>, consume: (ThumbnailEvent) throws -> Void) throws {
         try VipsRuntime.start()
         condition.lock()
-        nextIndex = 0
+        nextIndex = cancelled ? Int.max : 0
         pending = []
         runningWorkers = min(options.jobs, max(sources.count, 1))
         condition.unlock()
@@ -55,7 +56,20 @@ public final class ThumbnailEngine: @unchecked Sendable {
         if let consumerError { throw consumerError }
     }
 
-    /// Makes workers stop after the image they are on.
+    /// Makes workers stop after the image they are on (safe from any thread).
+    public func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.unlock()
+        stop()
+    }
+
+    public var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
     private func stop() {
         condition.lock()
         nextIndex = Int.max
@@ -64,7 +78,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
 
     private func work(_ sources: [ThumbnailSource], recorded: Set<String>) {
         while let index = claim(limit: sources.count) {
-            let events = process(sources[index], recorded: recorded)
+            let events = process(sources[index], recorded: recorded) + [.finished(sources[index])]
             condition.lock()
             pending.append(contentsOf: events)
             condition.signal()
@@ -117,7 +131,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
                     originalSHA256: source.sha256, size: item.target.size.name, path: item.target.path,
                     format: options.format.rawValue, width: item.width, height: item.height, bytes: item.bytes,
                     createdAt: now)
-                events.append(.made(record, milliseconds: item.milliseconds))
+                events.append(.made(record, original: source.path, milliseconds: item.milliseconds))
             }
         } catch let error as ThumbnailError {
             events.append(.failed(source, error))

@@ -3,17 +3,24 @@ import Foundation
 /// `shoebox thumbs` on a library: makes the thumbnails of every original the
 /// catalog lists, records them in the catalog (in batched transactions), tags
 /// the folder as a cache and, when asked, prunes thumbnails of gone originals.
-public final class ThumbnailUpdater {
+public final class ThumbnailUpdater: @unchecked Sendable {
     public let libraryRoot: String
     public let catalog: Catalog
     public let options: ThumbnailOptions
     /// Catalog writes are committed this many at a time.
     public var batchSize = 64
+    private let engine: ThumbnailEngine
 
     public init(libraryRoot: String, catalog: Catalog, options: ThumbnailOptions) {
         self.libraryRoot = libraryRoot
         self.catalog = catalog
         self.options = options
+        engine = ThumbnailEngine(libraryRoot: libraryRoot, options: options)
+    }
+
+    /// Stops after the images in progress; safe from any thread (a signal handler's queue).
+    public func cancel() {
+        engine.cancel()
     }
 
     /// Runs over every original; `onEvent` sees each event on the calling thread.
@@ -32,10 +39,9 @@ public final class ThumbnailUpdater {
             batch = []
             try catalog.transaction { for record in records { try catalog.upsertThumbnail(record) } }
         }
-        let engine = ThumbnailEngine(libraryRoot: libraryRoot, options: options)
         try engine.run(sources, recorded: recorded) { event in
             switch event {
-            case .made(let record, _):
+            case .made(let record, _, _):
                 summary.made += 1
                 batch.append(record)
             case .found(let record):
@@ -44,13 +50,16 @@ public final class ThumbnailUpdater {
                 summary.upToDate += 1
             case .failed(let source, _):
                 failedOriginals.insert(source.path)
+            case .finished:
+                break
             }
             if batch.count >= batchSize { try flush() }
             onEvent(event)
         }
         try flush()
         summary.failed = failedOriginals.count
-        if prune {
+        summary.cancelled = engine.isCancelled
+        if prune && !summary.cancelled {
             let live = Set(originals.map(\.path).filter { FileManager.default.fileExists(atPath: libraryRoot + "/" + $0) })
             summary.pruned = try ThumbnailPruner(libraryRoot: libraryRoot).prune(liveOriginals: live, catalog: catalog).count
         }

@@ -3,15 +3,15 @@ import XCTest
 @testable import ShoeboxKit
 
 /// A library folder in a temporary directory: originals/ with read-only files,
-/// and a catalog listing them.
+/// and a real SQLite catalog (LIBRARY/catalog.sqlite) listing them.
 final class TestLibrary {
     let root: String
-    let catalog: InMemoryCatalog
+    let catalog: SQLiteCatalog
 
     init(_ test: XCTestCase) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-lib-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root + "/originals", withIntermediateDirectories: true)
-        catalog = InMemoryCatalog()
+        catalog = try SQLiteCatalog(path: root + "/catalog.sqlite")
         let root = root
         test.addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
     }
@@ -37,6 +37,11 @@ final class TestLibrary {
                                     gpsLongitude: longitude, addedAt: "2024-05-02T00:00:00Z")
         try catalog.insertOriginal(record)
         return record
+    }
+
+    /// Deletes an original's file (its folder stays writable, as in a library).
+    func deleteOriginalFile(_ relative: String) throws {
+        try FileManager.default.removeItem(atPath: root + "/" + relative)
     }
 
     func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: root + "/" + relative) }

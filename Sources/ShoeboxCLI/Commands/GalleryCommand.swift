@@ -1,0 +1,49 @@
+import Foundation
+import ShoeboxKit
+
+/// `shoebox gallery --library DIR [--out DIR] [--gps]`.
+public enum GalleryCommand: Command {
+    public static let spec = CommandSpec(
+        name: "gallery",
+        abstract: "Write a static HTML gallery of the thumbnails.",
+        options: [
+            LibraryOption.spec,
+            OptionSpec("out", short: "o", .value("DIR"), help: "Folder for index.html.", default: "LIBRARY/gallery"),
+            OptionSpec("gps", help: "Show GPS coordinates in captions."),
+            OptionSpec("json", help: "Print the result as one JSON object on stdout."),
+        ],
+        discussion: """
+        The page has no scripts and no external resources: photos grouped by capture day, newest first, lazy-loaded
+        with srcset over the thumbnail sizes, each linking to its original, captioned with camera and date.
+        Links are relative, so the library can be moved or copied with its gallery. Run 'shoebox thumbs' first.
+        Exit status: 0 written, 2 usage error, 4 library unusable or page not writable.
+        """
+    )
+
+    public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        guard arguments.positionals.isEmpty else { throw UsageError.unexpectedArgument(arguments.positionals[0]) }
+        let layout = try LibraryOption.layout(arguments, console: console)
+        let result: GalleryWriter.Result
+        do {
+            try ThumbsCommand.requireLibrary(layout)
+            let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+            let out = arguments.value("out").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            result = try GalleryWriter(libraryRoot: layout.root, catalog: catalog).write(to: out, showGPS: arguments.flag("gps"))
+        } catch {
+            console.error("gallery: \(error)")
+            return ExitStatus.libraryUnusable
+        }
+        if arguments.flag("json") {
+            console.out(JSONLine.encode(["page": result.page, "images": result.images,
+                                         "withoutThumbnails": result.withoutThumbnails]))
+        } else {
+            console.out(result.page)
+        }
+        var note = "gallery: \(result.images) photo\(result.images == 1 ? "" : "s")"
+        if result.withoutThumbnails > 0 {
+            note += "; \(result.withoutThumbnails) original\(result.withoutThumbnails == 1 ? " has" : "s have") no thumbnail yet (run 'shoebox thumbs')"
+        }
+        console.note(note + "\n")
+        return ExitStatus.success
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import ShoeboxKit
+
+/// `shoebox thumbs --library DIR [--size SPEC ...] ...`.
+public enum ThumbsCommand: Command {
+    public static let spec = CommandSpec(
+        name: "thumbs",
+        abstract: "Make thumbnail sets of the originals (libvips shrink-on-load).",
+        options: [
+            LibraryOption.spec,
+            OptionSpec("size", short: "s", .values("SPEC"),
+                       help: "N bounds the longer side, WxH a box; repeatable or comma-separated.", default: "256,1024"),
+            OptionSpec("format", .value("jpeg|webp|avif"), help: "Thumbnail encoding.", default: "jpeg"),
+            OptionSpec("quality", short: "q", .value("Q"), help: "Encoder quality, 1 to 100.", default: "80"),
+            OptionSpec("fit", .value("inside|cover|attention"),
+                       help: "inside: whole image in the box; cover: fill the box, crop centred; attention: crop by interest.",
+                       default: "inside"),
+            OptionSpec("keep-metadata", help: "Keep EXIF/XMP/ICC in thumbnails (GPS included)."),
+            OptionSpec("force", help: "Remake every thumbnail, even up-to-date ones."),
+            OptionSpec("prune", help: "Remove thumbnails whose original is gone."),
+            OptionSpec("max-pixels", .value("N"), help: "Refuse images declaring more pixels (K/M/G suffixes).", default: "250M"),
+            OptionSpec("jobs", short: "j", .value("N"), help: "Images at once.", default: "number of cores"),
+            OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),
+            OptionSpec("json", help: "Print one JSON object per thumbnail made on stdout."),
+        ],
+        discussion: """
+        Thumbnails go to LIBRARY/thumbnails/SIZE/<path under originals/>.<ext>, a folder tagged with CACHEDIR.TAG.
+        Each original is decoded once for all its sizes; EXIF orientation is applied, colour converted to sRGB through
+        an embedded ICC profile, and metadata (GPS included) stripped unless --keep-metadata. A thumbnail newer than its
+        original is kept unless --force.
+        Exit status: 0 all made or up to date, 1 some originals failed, 2 usage error, 3 library locked,
+        4 library unusable, 130 interrupted.
+        """
+    )
+
+    public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        guard arguments.positionals.isEmpty else { throw UsageError.unexpectedArgument(arguments.positionals[0]) }
+        let layout = try LibraryOption.layout(arguments, console: console)
+        let options = try options(from: arguments)
+        let json = arguments.flag("json")
+        let lock: LibraryLock
+        let catalog: SQLiteCatalog
+        do {
+            try requireLibrary(layout)
+            lock = try LibraryLock(layout: layout, mode: .exclusive, wait: arguments.flag("wait"))
+            catalog = try SQLiteCatalog(path: layout.catalog)
+        } catch {
+            console.error("thumbs: \(error)")
+            if case LibraryError.locked = error { return ExitStatus.libraryLocked }
+            return ExitStatus.libraryUnusable
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let updater = ThumbnailUpdater(libraryRoot: layout.root, catalog: catalog, options: options)
+        let trap = SignalTrap { _ in updater.cancel() }
+        defer { withExtendedLifetime(trap) {} }
+        var total = 0
+        var done = 0
+        if let count = try? catalog.countOriginals() { total = count }
+        let summary: ThumbnailSummary
+        do {
+            summary = try updater.run(prune: arguments.flag("prune")) { event in
+                switch event {
+                case .made(let record, let original, let milliseconds):
+                    if json { console.out(ThumbnailJSON.line(record, original: original, milliseconds: milliseconds)) }
+                case .failed(_, let error):
+                    console.clearProgress()
+                    console.error("thumbs: \(error)")
+                case .finished:
+                    done += 1
+                    console.progress("thumbs: \(done)/\(total) originals")
+                case .found, .upToDate:
+                    break
+                }
+            }
+        } catch {
+            console.clearProgress()
+            console.error("thumbs: \(error)")
+            return ExitStatus.libraryUnusable
+        }
+        console.clearProgress()
+        console.note("thumbs: \(summary.made) made for \(summary.originals) originals, \(summary.upToDate) up to date, "
+            + "\(summary.failed) failed" + (arguments.flag("prune") ? ", \(summary.pruned) pruned" : "")
+            + (summary.cancelled ? " (interrupted)" : "") + "\n")
+        if summary.cancelled { return ExitStatus.interrupted }
+        return summary.failed == 0 ? ExitStatus.success : ExitStatus.someFailed
+    }
+
+    static func options(from arguments: ParsedArguments) throws -> ThumbnailOptions {
+        var options = ThumbnailOptions()
+        let specs = arguments.values("size")
+        if !specs.isEmpty {
+            do {
+                options = ThumbnailOptions(sizes: try specs.flatMap { try ThumbnailSize.parseList($0) })
+            } catch {
+                throw UsageError.invalidValue(option: "size", value: specs.joined(separator: ","),
+                                              expected: "N (longer side) or WxH (box), comma-separated, each 1 to \(ThumbnailSize.maximumSide)")
+            }
+        }
+        if let text = arguments.value("format") {
+            guard let format = ThumbnailFormat(rawValue: text.lowercased()) else {
+                throw UsageError.invalidValue(option: "format", value: text, expected: "jpeg, webp or avif")
+            }
+            options.format = format
+        }
+        if let text = arguments.value("fit") {
+            guard let fit = ThumbnailFit(rawValue: text.lowercased()) else {
+                throw UsageError.invalidValue(option: "fit", value: text, expected: "inside, cover or attention")
+            }
+            options.fit = fit
+        }
+        options.quality = try arguments.integer("quality", default: options.quality, in: 1...100)
+        options.jobs = try arguments.integer("jobs", default: options.jobs, in: 1...256)
+        if let text = arguments.value("max-pixels") {
+            guard let pixels = parseCount(text), pixels > 0 else {
+                throw UsageError.invalidValue(option: "max-pixels", value: text, expected: "a pixel count such as 250M or 40000000")
+            }
+            options.maxPixels = pixels
+        }
+        options.keepMetadata = arguments.flag("keep-metadata")
+        options.force = arguments.flag("force")
+        return options
+    }
+
+    /// "250M" -> 250_000_000 (decimal K/M/G suffixes).
+    static func parseCount(_ text: String) -> Int? {
+        let multipliers: [Character: Int] = ["k": 1_000, "m": 1_000_000, "g": 1_000_000_000]
+        let lower = text.lowercased()
+        if let last = lower.last, let multiplier = multipliers[last] {
+            return Int(lower.dropLast()).flatMap { $0.multipliedReportingOverflow(by: multiplier).overflow ? nil : $0 * multiplier }
+        }
+        return Int(lower)
+    }
+
+    /// The library must exist already: thumbs never creates one.
+    static func requireLibrary(_ layout: LibraryLayout) throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: layout.root, isDirectory: &isFolder) else {
+            throw CatalogError.unreadable(path: layout.catalog, detail: "no library at \(layout.root); run 'shoebox fetch' first")
+        }
+        guard isFolder.boolValue else { throw LibraryError.notADirectory(path: layout.root) }
+        guard FileManager.default.fileExists(atPath: layout.catalog) else {
+            throw CatalogError.unreadable(path: layout.catalog, detail: "the library has no catalog; run 'shoebox fetch' first")
+        }
+    }
+}

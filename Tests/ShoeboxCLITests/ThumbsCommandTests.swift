@@ -1,0 +1,98 @@
+import Foundation
+import ShoeboxKit
+import XCTest
+
+final class ThumbsCommandTests: XCTestCase {
+    func testMakesThumbnailsWithJSONLinesAndRecordsThem() throws {
+        let library = try PhotoLibraryFixture(self)
+        try library.addPhoto("originals/2024/05/01/a.jpg", color: "red", exif: true)
+        try library.addPhoto("originals/2024/05/02/b.jpg", color: "blue", width: 300, height: 500)
+
+        let result = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "64", "-s", "128", "--json", "-j", "2"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        XCTAssertEqual(lines.count, 4)
+        let a64 = try XCTUnwrap(lines.first { $0["original"] as? String == "originals/2024/05/01/a.jpg" && $0["size"] as? String == "64" })
+        XCTAssertEqual(a64["path"] as? String, "thumbnails/64/2024/05/01/a.jpg.jpg")
+        // Orientation 6 turns the stored 400x300 upright into 300x400.
+        XCTAssertEqual(a64["width"] as? Int, 48)
+        XCTAssertEqual(a64["height"] as? Int, 64)
+        XCTAssertGreaterThan(a64["bytes"] as? Int ?? 0, 100)
+        XCTAssertNotNil(a64["milliseconds"] as? Double)
+        XCTAssertEqual(try library.thumbnails().count, 4)
+        XCTAssertTrue(library.exists("thumbnails/CACHEDIR.TAG"))
+        XCTAssertTrue(result.stderr.contains("4 made"), result.stderr)
+        let gps = try PhotoLibraryFixture.tool("/usr/bin/exiftool", ["-s", "-GPS:all", library.root + "/thumbnails/128/2024/05/01/a.jpg.jpg"])
+        XCTAssertEqual(gps.trimmingCharacters(in: .whitespacesAndNewlines), "", "no GPS in thumbnails")
+
+        let again = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "64,128", "--json"])
+        XCTAssertEqual(again.status, 0)
+        XCTAssertEqual(again.stdout, "", "up-to-date thumbnails are kept")
+        XCTAssertTrue(again.stderr.contains("2 up to date"), again.stderr)
+        let forced = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "64,128", "--json", "--force"])
+        XCTAssertEqual(forced.stdout.split(separator: "\n").count, 4)
+    }
+
+    func testFailuresNameTheFileAndExitOne() throws {
+        let library = try PhotoLibraryFixture(self)
+        try library.addPhoto("originals/2024/05/01/good.jpg", color: "green")
+        let bad = "originals/2024/05/01/bad.jpg"
+        try Data("this is not an image at all".utf8).write(to: URL(fileURLWithPath: library.root + "/" + bad))
+        try library.record(bad)
+        let result = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "64"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains(bad + ":"), result.stderr)
+        XCTAssertTrue(library.exists("thumbnails/64/2024/05/01/good.jpg.jpg"))
+
+        let refused = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "64", "--force", "--max-pixels", "1000"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("good.jpg: 400x300 is 120000 pixels, over the limit of 1000"), refused.stderr)
+    }
+
+    func testUsageAndLibraryErrors() throws {
+        let library = try PhotoLibraryFixture(self)
+        for bad in [["--size", "0"], ["--size", "12x"], ["--format", "gif"], ["--fit", "stretch"], ["--quality", "101"],
+                    ["--max-pixels", "lots"], ["extra"]] {
+            let result = try ShoeboxProcess.run(["thumbs", "--library", library.root] + bad)
+            XCTAssertEqual(result.status, 2, "\(bad): \(result.stderr)")
+        }
+        let missing = try ShoeboxProcess.run(["thumbs", "--library", library.root + "/nowhere"])
+        XCTAssertEqual(missing.status, 4)
+        XCTAssertTrue(missing.stderr.contains("nowhere"), missing.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: library.root + "/nowhere"), "thumbs never creates a library")
+
+        let lock = try LibraryLock(layout: LibraryLayout(root: library.root))
+        let locked = try ShoeboxProcess.run(["thumbs", "--library", library.root])
+        XCTAssertEqual(locked.status, 3, locked.stderr)
+        withExtendedLifetime(lock) {}
+    }
+
+    func testGalleryCommandWritesARelativePageAndShowsGPSOnlyWhenAsked() throws {
+        let library = try PhotoLibraryFixture(self)
+        try library.addPhoto("originals/2024/05/01/a.jpg", color: "red", exif: true)
+        try library.addPhoto("originals/2024/05/03/b c.jpg", color: "blue", takenAt: "2024:05:03 08:00:00")
+        try library.addPhoto("originals/2024/05/04/none.jpg", color: "green")
+        XCTAssertEqual(try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "64,128"]).status, 0)
+        try FileManager.default.removeItem(atPath: library.root + "/thumbnails/64/2024/05/04")
+        try FileManager.default.removeItem(atPath: library.root + "/thumbnails/128/2024/05/04")
+
+        let result = try ShoeboxProcess.run(["gallery", "--library", library.root])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines), library.root + "/gallery/index.html")
+        XCTAssertTrue(result.stderr.contains("2 photos"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("1 original has no thumbnail"), result.stderr)
+        let html = try String(contentsOfFile: library.root + "/gallery/index.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("href=\"../originals/2024/05/03/b%20c.jpg\""))
+        XCTAssertTrue(html.contains("srcset=\"../thumbnails/64/2024/05/01/a.jpg.jpg 48w, ../thumbnails/128/2024/05/01/a.jpg.jpg 96w\""), html)
+        XCTAssertFalse(html.contains("48.8"))
+
+        let out = library.root + "/../shared-gallery"
+        let withGPS = try ShoeboxProcess.run(["gallery", "--library", library.root, "--out", out, "--gps", "--json"])
+        XCTAssertEqual(withGPS.status, 0, withGPS.stderr)
+        let summary = try JSONSerialization.jsonObject(with: Data(withGPS.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(summary?["images"] as? Int, 2)
+        let page = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+        XCTAssertTrue(page.contains("48.85840, 2.29450"))
+        XCTAssertTrue(page.contains("src=\"../library/thumbnails/64/"), "relative to the chosen folder")
+    }
+}

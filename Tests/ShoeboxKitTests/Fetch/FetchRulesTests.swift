@@ -1,0 +1,130 @@
+import XCTest
+@testable import ShoeboxKit
+
+final class FetchRulesTests: XCTestCase {
+    let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]
+    let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+
+    func testSniffsEveryCommonFormat() {
+        func ftyp(_ brand: String) -> [UInt8] { [0, 0, 0, 24] + Array("ftyp\(brand)".utf8) + [0, 0, 0, 0] + Array("mif1".utf8) + Array(repeating: 0, count: 8) }
+        XCTAssertEqual(FormatSniffer.sniff(jpeg), .jpeg)
+        XCTAssertEqual(FormatSniffer.sniff(png), .png)
+        XCTAssertEqual(FormatSniffer.sniff(Array("GIF89a".utf8)), .gif)
+        XCTAssertEqual(FormatSniffer.sniff(Array("RIFF".utf8) + [1, 0, 0, 0] + Array("WEBPVP8 ".utf8)), .webp)
+        XCTAssertEqual(FormatSniffer.sniff(ftyp("heic")), .heic)
+        XCTAssertEqual(FormatSniffer.sniff(ftyp("avif")), .avif)
+        XCTAssertEqual(FormatSniffer.sniff(ftyp("mif1")), .heif)
+        XCTAssertEqual(FormatSniffer.sniff([0x49, 0x49, 0x2A, 0, 8, 0, 0, 0]), .tiff)
+        XCTAssertEqual(FormatSniffer.sniff([0x49, 0x49, 0x2A, 0, 16, 0, 0, 0, 0x43, 0x52, 2, 0]), .cr2)
+        XCTAssertEqual(FormatSniffer.sniff([0xFF, 0x0A, 0, 0]), .jxl)
+        XCTAssertNil(FormatSniffer.sniff(Array("<!doctype html>".utf8)))
+        XCTAssertNil(FormatSniffer.sniff([UInt8]()))
+        XCTAssertNil(FormatSniffer.sniff(Array("BMnot really".utf8)), "BM alone is not enough")
+    }
+
+    func testContentTypeDecisions() {
+        XCTAssertEqual(ContentTypeRules.decide(contentType: "image/jpeg", prefix: jpeg, bodyBytes: 10), .accept(.jpeg, warnings: []))
+        XCTAssertEqual(ContentTypeRules.decide(contentType: "IMAGE/JPEG; charset=x", prefix: jpeg, bodyBytes: 10), .accept(.jpeg, warnings: []))
+        XCTAssertEqual(ContentTypeRules.decide(contentType: nil, prefix: png, bodyBytes: 10), .accept(.png, warnings: []))
+        XCTAssertEqual(ContentTypeRules.decide(contentType: "binary/octet-stream", prefix: png, bodyBytes: 10), .accept(.png, warnings: []))
+        guard case .accept(.jpeg, let warnings) = ContentTypeRules.decide(contentType: "image/png", prefix: jpeg, bodyBytes: 10) else {
+            return XCTFail("bytes win")
+        }
+        XCTAssertEqual(warnings.count, 1)
+        XCTAssertTrue(warnings[0].hasPrefix("content-type-mismatch"))
+        XCTAssertEqual(ContentTypeRules.decide(contentType: "image/x-adobe-dng", prefix: [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0], bodyBytes: 10),
+                       .accept(.dng, warnings: []), "a declared raw type refines a TIFF sniff")
+        if case .accept = ContentTypeRules.decide(contentType: "text/html", prefix: Array("<html>".utf8), bodyBytes: 6) { XCTFail("HTML accepted") }
+        if case .accept = ContentTypeRules.decide(contentType: "image/jpeg", prefix: [], bodyBytes: 0) { XCTFail("empty accepted") }
+        XCTAssertEqual(ContentTypeRules.format(forContentType: "image/heic"), .heic)
+        XCTAssertEqual(ContentTypeRules.format(forContentType: "image/tiff")?.fileExtension, "tif")
+        XCTAssertEqual(ContentTypeRules.format(forContentType: "image/jpeg")?.fileExtension, "jpg")
+    }
+
+    func testFileNameSanitizer() {
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/a/b/IMG_0001.JPG"), "IMG_0001")
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/photos/My%20Holiday%20%C3%A9t%C3%A9.jpeg"), "My Holiday été")
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/..%2F..%2Fetc%2Fpasswd"), "_.._etc_passwd")
+        XCTAssertNil(FileNameSanitizer.stem(fromURLPath: "/%2E%2E"))
+        XCTAssertNil(FileNameSanitizer.stem(fromURLPath: "/"))
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/a%00b%0Ac%1Bd"), "a_b_c_d")
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/.hidden.jpg"), "hidden")
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/con:fig*?.png"), "con_fig__")
+        let long = FileNameSanitizer.stem(fromURLPath: "/" + String(repeating: "%C3%A9", count: 80) + ".jpg")!
+        XCTAssertLessThanOrEqual(long.utf8.count, 100)
+        XCTAssertEqual(long.utf8.count, 100, "cut on a character boundary")
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/bad%FFutf8"), "bad_utf8")
+    }
+
+    func testRetryPolicy() {
+        let policy = RetryPolicy(maxRetries: 3, baseDelay: 1, maxWait: 120)
+        XCTAssertTrue(policy.allowsRetry(after: 3))
+        XCTAssertFalse(policy.allowsRetry(after: 4))
+        XCTAssertEqual(policy.delay(after: 1, retryAfter: nil, random: 0), 0.5)
+        XCTAssertEqual(policy.delay(after: 1, retryAfter: nil, random: 1), 1)
+        XCTAssertEqual(policy.delay(after: 3, retryAfter: nil, random: 1), 4)
+        XCTAssertEqual(policy.delay(after: 1, retryAfter: 7, random: 0), 7)
+        XCTAssertEqual(policy.delay(after: 1, retryAfter: 500, random: 0), 120, "Retry-After is capped")
+        XCTAssertEqual(RetryPolicy(maxRetries: 30, baseDelay: 1, maxWait: 10).delay(after: 30, retryAfter: nil, random: 1), 10)
+    }
+
+    func testByteSize() {
+        XCTAssertEqual(ByteSize.parse("200M"), 200 * 1024 * 1024)
+        XCTAssertEqual(ByteSize.parse("1.5G"), Int64(1.5 * 1024 * 1024 * 1024))
+        XCTAssertEqual(ByteSize.parse("512k"), 512 * 1024)
+        XCTAssertEqual(ByteSize.parse("10MB"), 10 * 1024 * 1024)
+        XCTAssertEqual(ByteSize.parse("1000"), 1000)
+        XCTAssertNil(ByteSize.parse("lots"))
+        XCTAssertNil(ByteSize.parse("-5M"))
+        XCTAssertEqual(ByteSize.format(1536), "1.5 KiB")
+    }
+
+    func testURLListParsing() throws {
+        XCTAssertNil(URLListReader.parse("   ", origin: "f:1"))
+        XCTAssertNil(URLListReader.parse("# comment", origin: "f:1"))
+        XCTAssertEqual(URLListReader.parse("  https://example.org/a.jpg \r", origin: "f:2"),
+                       .url(FetchItem(url: "https://example.org/a.jpg", origin: "f:2")))
+        for bad in ["example.org/a.jpg", "ftp://example.org/a", "file:///etc/passwd", "http://", "https://exa mple.org/"] {
+            guard case .invalid(let origin, _, _)? = URLListReader.parse(bad, origin: "f:3") else {
+                return XCTFail("accepted \(bad)")
+            }
+            XCTAssertEqual(origin, "f:3")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("list-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("l.txt")
+        try "# c\nhttp://a.test/1\n\nnope\nhttp://a.test/2".write(to: file, atomically: true, encoding: .utf8)
+        let reader = URLListReader(paths: [file.path])
+        var entries: [URLListReader.Entry] = []
+        while let entry = try reader.next() { entries.append(entry) }
+        XCTAssertEqual(entries.count, 3)
+        XCTAssertEqual(entries[0], .url(FetchItem(url: "http://a.test/1", origin: "\(file.path):2")))
+        if case .invalid(let origin, _, _) = entries[1] { XCTAssertEqual(origin, "\(file.path):4") } else { XCTFail() }
+        XCTAssertEqual(entries[2], .url(FetchItem(url: "http://a.test/2", origin: "\(file.path):5")), "last line without newline")
+        XCTAssertEqual(ListCounter.countURLLines(file.path), 3)
+        XCTAssertThrowsError(try URLListReader.checkReadable([directory.appendingPathComponent("missing").path]))
+    }
+
+    func testPathPlanning() throws {
+        var metadata = PhotoMetadata()
+        metadata.dateTimeOriginal = "2019:12:31 23:59:59"
+        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil).folder, "2019/12/31")
+        metadata.dateTimeOriginal = "0000:00:00 00:00:00"
+        metadata.createDate = "2018:01:02 03:04:05"
+        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil).folder, "2018/01/02", "invalid DateTimeOriginal falls back")
+        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: "Wed, 21 Oct 2015 07:28:00 GMT").folder, "2015/10/21")
+        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: nil, now: 0).folder, "1970/01/01")
+        XCTAssertEqual(LibraryPathPlanner.stem(url: "http://a.test/", sha256: "abcdef0123456789"), "abcdef012345")
+        let taken: Set<String> = ["originals/2020/01/01/a.jpg", "originals/2020/01/01/a-2.jpg"]
+        XCTAssertEqual(LibraryPathPlanner.uniquePath(folder: "2020/01/01", stem: "a", fileExtension: "jpg") { taken.contains($0) },
+                       "originals/2020/01/01/a-3.jpg")
+    }
+
+    func testURLDeduplicator() {
+        var seen = URLDeduplicator()
+        XCTAssertTrue(seen.insert("http://a.test/1"))
+        XCTAssertTrue(seen.insert("http://a.test/2"))
+        XCTAssertFalse(seen.insert("http://a.test/1"))
+    }
+}

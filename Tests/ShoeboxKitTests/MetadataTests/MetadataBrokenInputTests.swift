@@ -1,0 +1,174 @@
+import Foundation
+import XCTest
+@testable import ShoeboxKit
+
+/// Broken input gives errors or warnings plus whatever could be read; never a crash or a hang.
+final class MetadataBrokenInputTests: XCTestCase {
+    private func read(_ bytes: [UInt8]) throws -> PhotoMetadata {
+        try MetadataReader.read(bytes: bytes, name: "test.jpg", includeAllTags: true)
+    }
+
+    func testZeroByteFile() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("empty.jpg")
+        XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: Data()))
+        XCTAssertThrowsError(try MetadataReader.read(path: url.path)) { error in
+            XCTAssertEqual(error as? MetadataError, .empty(path: url.path))
+            XCTAssertTrue("\(error)".contains(url.path))
+        }
+    }
+
+    func testNonImageAndUnreadablePaths() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let html = directory.appendingPathComponent("page.jpg")
+        try Data("<!DOCTYPE html><title>404</title>".utf8).write(to: html)
+        XCTAssertThrowsError(try MetadataReader.read(path: html.path)) { XCTAssertEqual($0 as? MetadataError, .notAnImage(path: html.path)) }
+        XCTAssertThrowsError(try MetadataReader.read(path: directory.appendingPathComponent("missing.jpg").path)) {
+            guard case .cannotOpen? = $0 as? MetadataError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try MetadataReader.read(path: html.path + "/below-a-file.jpg")) {
+            guard case .cannotOpen(_, let reason)? = $0 as? MetadataError else { return XCTFail("\($0)") }
+            XCTAssertTrue(reason.contains("Not a directory"), reason)
+        }
+        XCTAssertThrowsError(try MetadataReader.read(path: directory.path)) {
+            XCTAssertEqual($0 as? MetadataError, .notRegularFile(path: directory.path))
+        }
+    }
+
+    /// A FIFO must be refused at once, not waited on.
+    func testFIFOIsRefusedWithoutWaiting() throws {
+        let path = try makeTemporaryDirectory(self).appendingPathComponent("pipe.jpg").path
+        XCTAssertEqual(mkfifo(path, 0o600), 0)
+        XCTAssertThrowsError(try MetadataReader.read(path: path)) { XCTAssertEqual($0 as? MetadataError, .notRegularFile(path: path)) }
+    }
+
+    func testNonTerminatedASCIIIsReadToItsCount() throws {
+        let tail = EXIFBytes.tailOffset(entries: 2)
+        let block = EXIFBytes.tiff([
+            EXIFBytes.ascii(0x010F, Array("Canon".utf8), at: tail),          // no NUL
+            EXIFBytes.ascii(0x0110, Array("EOS".utf8), at: 0),               // inline, no NUL
+        ], tail: Array("Canon".utf8))
+        let metadata = try read(EXIFBytes.jpeg(tiff: block))
+        XCTAssertEqual(metadata.make, "Canon")
+        XCTAssertEqual(metadata.model, "EOS")
+        XCTAssertEqual(metadata.width, 40)
+        XCTAssertEqual(metadata.warnings, [])
+    }
+
+    func testPointerOutsideTheBlockGivesAWarningAndKeepsTheRest() throws {
+        let tail = EXIFBytes.tailOffset(entries: 3)
+        let block = EXIFBytes.tiff([
+            EXIFBytes.ascii(0x010F, Array("Canon\0".utf8), at: tail),
+            EXIFBytes.entry(0x8769, 4, 1, EXIFBytes.le32(0x7FFF_FFF0)),
+            EXIFBytes.entry(0x8825, 4, 1, EXIFBytes.le32(0xFFFF_FFFF)),
+        ], tail: Array("Canon\0".utf8))
+        let metadata = try read(EXIFBytes.jpeg(tiff: block))
+        XCTAssertEqual(metadata.make, "Canon")
+        XCTAssertNil(metadata.gps)
+        XCTAssertEqual(metadata.height, 30)
+        XCTAssertTrue(metadata.warnings.contains { $0.contains("ExifIFD offset") && $0.contains("outside") }, "\(metadata.warnings)")
+        XCTAssertTrue(metadata.warnings.contains { $0.contains("GPS offset") && $0.contains("outside") }, "\(metadata.warnings)")
+    }
+
+    func testValueOffsetOutsideTheBlockAndAbsurdCountsAreSkipped() throws {
+        let block = EXIFBytes.tiff([
+            EXIFBytes.entry(0x010F, 2, 40, EXIFBytes.le32(60_000)),          // Make: 40 bytes far past the end
+            EXIFBytes.entry(0x0110, 5, 0x7FFF_FFFF, EXIFBytes.le32(8)),      // absurd count of rationals
+            EXIFBytes.entry(0x0112, 3, 1, EXIFBytes.le16(6)),                // Orientation 6, fine
+        ])
+        let metadata = try read(EXIFBytes.jpeg(tiff: block))
+        XCTAssertNil(metadata.make)
+        XCTAssertNil(metadata.model)
+        XCTAssertEqual(metadata.orientation, 6)
+        XCTAssertEqual(metadata.warnings.filter { $0.contains("points outside") }.count, 2, "\(metadata.warnings)")
+    }
+
+    func testIFDsPointingBackIntoThemselvesDoNotLoop() throws {
+        let exifOffset = EXIFBytes.tailOffset(entries: 2)
+        // ExifIFD: one Interop pointer back to ExifIFD itself; IFD0's next-IFD points back to IFD0.
+        let exifIFD = EXIFBytes.le16(2) + EXIFBytes.entry(0x829D, 4, 1, EXIFBytes.le32(0))
+            + EXIFBytes.entry(0xA005, 4, 1, EXIFBytes.le32(exifOffset)) + EXIFBytes.le32(0)
+        let block = EXIFBytes.tiff([
+            EXIFBytes.entry(0x0112, 3, 1, EXIFBytes.le16(3)),
+            EXIFBytes.entry(0x8769, 4, 1, EXIFBytes.le32(exifOffset)),
+        ], next: 8, tail: exifIFD)
+        let metadata = try read(EXIFBytes.jpeg(tiff: block))
+        XCTAssertEqual(metadata.orientation, 3)
+        XCTAssertTrue(metadata.tags.contains { $0.group == "ExifIFD" && $0.name == "FNumber" })
+        XCTAssertEqual(metadata.warnings.filter { $0.contains("loop") }.count, 2, "\(metadata.warnings)")
+    }
+
+    func testAbsurdEntryCountIsRefused() throws {
+        let block = EXIFBytes.tiff([EXIFBytes.entry(0x0112, 3, 1, EXIFBytes.le16(6))], declaredCount: 0xFFFF)
+        let metadata = try read(EXIFBytes.jpeg(tiff: block))
+        XCTAssertNil(metadata.orientation)
+        XCTAssertEqual(metadata.width, 40)
+        XCTAssertTrue(metadata.warnings.contains { $0.contains("absurd number of entries (65535)") }, "\(metadata.warnings)")
+    }
+
+    func testOutOfRangeGPSAndOrientationAreIgnoredWithWarnings() throws {
+        let tail = EXIFBytes.tailOffset(entries: 2)
+        let gpsOffset = tail
+        let rationals = [200, 1, 0, 1, 0, 1].flatMap { EXIFBytes.le32($0) }
+        let gps = EXIFBytes.le16(2) + EXIFBytes.entry(0x0002, 5, 3, EXIFBytes.le32(gpsOffset + 2 + 24 + 4))
+            + EXIFBytes.entry(0x0004, 5, 3, EXIFBytes.le32(gpsOffset + 2 + 24 + 4)) + EXIFBytes.le32(0) + rationals
+        let block = EXIFBytes.tiff([
+            EXIFBytes.entry(0x0112, 3, 1, EXIFBytes.le16(9)),
+            EXIFBytes.entry(0x8825, 4, 1, EXIFBytes.le32(gpsOffset)),
+        ], tail: gps)
+        let metadata = try read(EXIFBytes.jpeg(tiff: block))
+        XCTAssertNil(metadata.orientation)
+        XCTAssertNil(metadata.gps)
+        XCTAssertEqual(metadata.warnings.count, 2, "\(metadata.warnings)")
+    }
+
+    /// Every prefix of a real tagged JPEG: an error or warnings until the headers are complete, then everything.
+    func testEveryTruncationOfATaggedJPEG() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("tagged.jpg")
+        try MetadataFixtures.makeImage(url)
+        try MetadataFixtures.writeTags([(url, CameraTags.cameras[1])])
+        let bytes = [UInt8](try Data(contentsOf: url))
+        let full = try read(bytes)
+        XCTAssertNotNil(full.gps)
+        let scan = try XCTUnwrap((0..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        for length in 0..<bytes.count {
+            let prefix = Array(bytes.prefix(length))
+            if length >= scan + 4 {
+                XCTAssertEqual(try read(prefix), full, "cut at \(length)")
+                continue
+            }
+            do {
+                let metadata = try read(prefix)
+                XCTAssertFalse(metadata.warnings.isEmpty, "cut at \(length) of \(bytes.count) went unnoticed")
+            } catch let error as MetadataError {
+                XCTAssertTrue(error.description.contains("test.jpg"))
+            }
+        }
+    }
+
+    /// An EXIF block over 64 KiB (beyond libexif's reach) is compacted and still read.
+    func testOversizedEXIFBlockInPNG() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("big.png")
+        try MetadataFixtures.makeImage(url)
+        var tags = CameraTags.cameras[3]
+        tags.software = String(repeating: "S", count: 70_000)
+        try MetadataFixtures.writeTags([(url, tags)])
+        let oracle = try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path])
+        XCTAssertGreaterThan((oracle["Software"] as? String)?.count ?? 0, 65_536)
+        let metadata = try MetadataReader.read(path: url.path)
+        XCTAssertEqual(metadata.make, "SONY")
+        XCTAssertEqual(metadata.gps?.latitude ?? 0, -0.000123, accuracy: 1e-6)
+        XCTAssertEqual(metadata.gps?.altitude ?? 0, -415.5, accuracy: 0.01)
+        XCTAssertEqual(metadata.dateTimeOriginal, tags.dateTimeOriginal)
+    }
+
+    /// A TIFF whose IFDs sit after a large strip of pixels (offsets past 64 KiB).
+    func testTIFFWithIFDsAfterLargeImageData() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("large.tif")
+        try MetadataFixtures.makeImage(url, width: 400, height: 300)
+        try MetadataFixtures.writeTags([(url, CameraTags.cameras[2])])
+        let oracle = try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path])
+        let metadata = try MetadataReader.read(path: url.path)
+        XCTAssertEqual(metadata.warnings, [])
+        assertMatchesExiftool(metadata, oracle)
+    }
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Benchmark: `shoebox fetch` against `aria2c -j 16 -i LIST` and
+# `curl --parallel --parallel-max 16`, same corpus, same nginx on loopback,
+# alternating runs in one session; prints files/s, MB/s, peak RSS and ratios.
+#
+#   bash bench/fetch.sh [ROUNDS]        (default 3 rounds per tool and set)
+#
+# Sets: "small" (1,000 small JPEGs), "big" (12-megapixel JPEGs with EXIF+GPS),
+# and a 100,000-URL list for shoebox's peak RSS. Work files go to bench/work/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+bash .ci/install-deps
+export PATH="/opt/swift/usr/bin:$PATH"
+swift build -c release 2>&1 | grep -v "prohibited flag" | tail -1
+exec python3 bench/fetch_bench.py --shoebox "$(swift build -c release --show-bin-path)/shoebox" --rounds "$rounds" --work bench/work

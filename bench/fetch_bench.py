@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Driver for bench/fetch.sh: makes the corpus, starts nginx on 127.0.0.1,
+times each tool with os.wait4 (wall time and the child's own peak RSS), and
+prints medians and ratios. Every tool downloads the same URLs with 16 transfers
+at once; shoebox also hashes, checks, reads EXIF, fsyncs and records each file."""
+import argparse, os, shutil, socket, statistics, subprocess, sys, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd, **kw):
+    subprocess.run(cmd, check=True, **kw)
+
+
+def make_corpus(work, big_count, small_count, huge_list):
+    corpus = os.path.join(work, "corpus")
+    marker = os.path.join(corpus, f".done-{big_count}-{small_count}-{huge_list}")
+    if os.path.exists(marker):
+        return corpus
+    shutil.rmtree(corpus, ignore_errors=True)
+    for d in ("big", "small", "tiny"):
+        os.makedirs(os.path.join(corpus, d))
+    seed = os.path.join(work, "seed.jpg")
+    # A 4000x3000 (12 MP) photo-like image: smoothed noise compresses like a real photo.
+    v = lambda name: os.path.join(work, name)
+    run(["vips", "gaussnoise", v("noise.v"), "4000", "3000", "--sigma", "50", "--mean", "128"])
+    run(["vips", "gaussblur", v("noise.v"), v("blur.v"), "0.8"])
+    run(["vips", "cast", v("blur.v"), v("grey.v"), "uchar"])
+    run(["vips", "bandjoin", f"{v('grey.v')} {v('grey.v')} {v('grey.v')}", v("rgb.v")])
+    run(["vips", "copy", v("rgb.v"), v("srgb.v"), "--interpretation", "srgb"])
+    run(["vips", "jpegsave", v("srgb.v"), seed, "--Q", "90"])
+    run(["exiftool", "-q", "-overwrite_original", "-Make=Canon", "-Model=Canon EOS R5", "-LensModel=RF24-105mm F4 L IS USM",
+         "-DateTimeOriginal=2024:06:01 12:34:56", "-OffsetTimeOriginal=+02:00", "-ExposureTime=1/250", "-FNumber=8",
+         "-ISO=100", "-FocalLength=35", "-Orientation#=1", "-GPSLatitude=48.8584", "-GPSLatitudeRef=N",
+         "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", "-GPSAltitude=35", "-GPSAltitudeRef=0", seed])
+    small_seed = os.path.join(work, "small.jpg")
+    run(["vipsthumbnail", seed, "--size", "640", "-o", small_seed + "[Q=85]"])
+    run(["exiftool", "-q", "-overwrite_original", "-tagsFromFile", seed, "-all:all", small_seed])
+    tiny_seed = os.path.join(work, "tiny.jpg")
+    run(["vipsthumbnail", seed, "--size", "32", "-o", tiny_seed + "[Q=80,strip]"])
+    # Distinct bytes per file: a comment appended after the image data.
+    for folder, source, count in (("big", seed, big_count), ("small", small_seed, small_count), ("tiny", tiny_seed, huge_list)):
+        data = open(source, "rb").read()
+        for i in range(count):
+            with open(os.path.join(corpus, folder, f"IMG_{i:06d}.jpg"), "wb") as f:
+                f.write(data + b"shoebox-bench-%d" % i)
+    open(marker, "w").close()
+    return corpus
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_nginx(work, corpus):
+    port = free_port()
+    conf = os.path.join(work, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""
+worker_processes 1;
+pid {work}/nginx.pid;
+error_log {work}/nginx-error.log;
+daemon off;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  types {{ image/jpeg jpg; }}
+  client_body_temp_path {work}/nginx-tmp;
+  proxy_temp_path {work}/nginx-tmp;
+  fastcgi_temp_path {work}/nginx-tmp;
+  uwsgi_temp_path {work}/nginx-tmp;
+  scgi_temp_path {work}/nginx-tmp;
+  server {{ listen 127.0.0.1:{port}; root {corpus}; }}
+}}
+""")
+    os.makedirs(os.path.join(work, "nginx-tmp"), exist_ok=True)
+    proc = subprocess.Popen(["nginx", "-c", conf, "-p", work], stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("nginx did not start")
+
+
+def timed(cmd, cwd=None, stdout=subprocess.DEVNULL):
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.monotonic() - start
+    err = proc.stderr.read().decode(errors="replace")
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"{cmd[0]} exited {code}: {err[-2000:]}")
+    return elapsed, usage.ru_maxrss / 1024.0  # MiB
+
+
+def write_list(work, port, folder, count, name):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        for i in range(count):
+            f.write(f"http://127.0.0.1:{port}/{folder}/IMG_{i:06d}.jpg\n")
+    return path
+
+
+def tools(shoebox, work, url_list):
+    out = os.path.join(work, "out")
+    def fresh():
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+    curl_config = url_list + ".curl"
+    with open(url_list) as src, open(curl_config, "w") as dst:
+        for i, line in enumerate(src):
+            dst.write(f'url = "{line.strip()}"\noutput = "f{i}.jpg"\n')
+    return {
+        "shoebox": (fresh, [shoebox, "fetch", url_list, "--library", out + "/lib", "--jobs", "16", "--per-host", "16"], None),
+        "aria2c": (fresh, ["aria2c", "-q", "-j", "16", "-x", "1", "--max-connection-per-server=16", "--allow-overwrite=true",
+                           "--auto-file-renaming=false", "--file-allocation=none", "-d", out, "-i", url_list], None),
+        "curl": (fresh, ["curl", "--silent", "--fail", "--parallel", "--parallel-max", "16", "--config", curl_config], out),
+    }
+
+
+def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds):
+    results = {}
+    table = tools(shoebox, work, url_list)
+    for r in range(rounds):
+        order = list(table) if r % 2 == 0 else list(reversed(table))
+        for tool in order:
+            fresh, cmd, cwd = table[tool]
+            fresh()
+            subprocess.run(["sync"])
+            elapsed, rss = timed(cmd, cwd=cwd)
+            results.setdefault(tool, []).append((elapsed, rss))
+    print(f"\n== {name}: {count} files, {total_bytes / 1e6:.1f} MB, {rounds} rounds (median wall time)")
+    print(f"{'tool':10} {'files/s':>10} {'MB/s':>10} {'peak RSS':>10}")
+    medians = {}
+    for tool, runs in results.items():
+        t = statistics.median(e for e, _ in runs)
+        rss = max(m for _, m in runs)
+        medians[tool] = t
+        print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB")
+    for other in ("aria2c", "curl"):
+        print(f"shoebox vs {other}: {medians[other] / medians['shoebox']:.2f}x the throughput")
+    return medians
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shoebox", required=True)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--work", default=os.path.join(HERE, "work"))
+    ap.add_argument("--big", type=int, default=40)
+    ap.add_argument("--small", type=int, default=1000)
+    ap.add_argument("--huge-list", type=int, default=100000)
+    args = ap.parse_args()
+    work = os.path.abspath(args.work)
+    os.makedirs(work, exist_ok=True)
+    corpus = make_corpus(work, args.big, args.small, args.huge_list)
+    nginx, port = start_nginx(work, corpus)
+    try:
+        def size(folder, n):
+            return sum(os.path.getsize(os.path.join(corpus, folder, f"IMG_{i:06d}.jpg")) for i in range(n))
+        small = write_list(work, port, "small", args.small, "small.txt")
+        bench_set("small set", args.shoebox, work, small, args.small, size("small", args.small), args.rounds)
+        big = write_list(work, port, "big", args.big, "big.txt")
+        bench_set("big set (12 MP)", args.shoebox, work, big, args.big, size("big", args.big), args.rounds)
+        huge = write_list(work, port, "tiny", args.huge_list, "huge.txt")
+        lib = os.path.join(work, "out", "hugelib")
+        shutil.rmtree(lib, ignore_errors=True)
+        elapsed, rss = timed([args.shoebox, "fetch", huge, "--library", lib, "--jobs", "16", "--per-host", "16"])
+        print(f"\n== {args.huge_list}-URL list: shoebox fetch {elapsed:.1f} s, {args.huge_list / elapsed:.0f} files/s, peak RSS {rss:.1f} MB")
+        shutil.rmtree(os.path.join(work, "out"), ignore_errors=True)
+    finally:
+        nginx.terminate()
+        nginx.wait()
+
+
+if __name__ == "__main__":
+    main()
