@@ -105,6 +105,51 @@ public final class Journal: @unchecked Sendable {
         return entries
     }
 
+    /// The hashes of every original the journal records, without decoding whole entries
+    /// (verify reads this for 100,000+ originals): lines written by `append` are scanned
+    /// for their `"sha256"` key; any other line is decoded. Same torn-line rules as `read`.
+    public static func originalHashes(path: String) throws -> Set<String> {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw JournalError.unreadable(path: path, detail: error.localizedDescription)
+        }
+        let prefix = Array(#"{"kind":"original","original":{"#.utf8)
+        let otherKinds = [#"{"kind":"source","#, #"{"kind":"thumbnail","#, #"{"kind":"thumbnail-removed","#].map { Array($0.utf8) }
+        let key = Array(#""sha256":""#.utf8)
+        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let lastLine = lines.lastIndex { !$0.isEmpty } ?? -1
+        var hashes = Set<String>()
+        for (index, line) in lines.enumerated() where !line.isEmpty {
+            let bytes = Array(line)
+            if bytes.count > 100, bytes.starts(with: prefix), bytes.last == UInt8(ascii: "}"), let sha = scan(bytes, for: key) {
+                hashes.insert(sha)
+            } else if bytes.last == UInt8(ascii: "}"), otherKinds.contains(where: { bytes.starts(with: $0) }) {
+                continue
+            } else if let entries = try? decode(Data(line) + Data([0x0A]), path: path), entries.count == 1 {
+                if let original = entries[0].original { hashes.insert(original.sha256) }
+            } else if index != lastLine {
+                throw JournalError.malformed(path: path, line: index + 1, detail: "invalid JSON")
+            }
+        }
+        return hashes
+    }
+
+    /// The 64 hex digits after `key` in a line, if there.
+    private static func scan(_ bytes: [UInt8], for key: [UInt8]) -> String? {
+        guard bytes.count >= key.count + 64 else { return nil }
+        for start in 0...(bytes.count - key.count - 64) where bytes[start] == key[0] {
+            guard bytes[start..<(start + key.count)].elementsEqual(key) else { continue }
+            let value = bytes[(start + key.count)..<(start + key.count + 64)]
+            guard value.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+                  start + key.count + 64 < bytes.count, bytes[start + key.count + 64] == UInt8(ascii: "\"") else { return nil }
+            return String(decoding: value, as: UTF8.self)
+        }
+        return nil
+    }
+
     // MARK: Writing
 
     private func writeAll(_ data: Data) throws {
