@@ -70,7 +70,6 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out) {
 }
 
 // ---- Library (storage) ----
-int shim_syncfs(int fd) { return syncfs(fd); }
 int shim_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
 }

@@ -53,8 +53,6 @@ int shim_vips_avifsave(VipsImage *in, const char *path, int quality, int keep_me
 int shim_vips_to_srgb(VipsImage *in, VipsImage **out);
 
 // ---- Library (storage) ----
-// syncfs(2): one sync for a whole batch of staged originals (needs _GNU_SOURCE).
-int shim_syncfs(int fd);
 // sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writeback now, without waiting.
 int shim_start_writeback(int fd, long long offset, long long length);
 // ---- Metadata ----
