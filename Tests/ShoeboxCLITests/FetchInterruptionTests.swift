@@ -2,7 +2,7 @@ import Foundation
 import ShoeboxKit
 import XCTest
 
-/// What happens to the library when a fetch is killed, interrupted or raced.
+/// What happens to the library when a fetch is interrupted or raced (kill -9: KillTests).
 final class FetchInterruptionTests: XCTestCase {
     var server: FixtureServer!
     var runner: FetchRunner!
@@ -19,41 +19,10 @@ final class FetchInterruptionTests: XCTestCase {
         return list
     }
 
-    private func waitForStoredFiles(atLeast count: Int, timeout: Double = 20) {
-        let deadline = Date().addingTimeInterval(timeout)
-        let originals = runner.library.appendingPathComponent("originals").path
-        while Date() < deadline {
-            let files = (FileManager.default.enumerator(atPath: originals)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jpg") }
-            if files.count >= count { return }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-    }
-
-    func testKillNineMidRunLeavesAConsistentLibraryAndARerunCompletes() throws {
-        let list = try slowList(200)
-        for round in 0..<3 {
-            let (process, _, _) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--jobs", "8"])
-            waitForStoredFiles(atLeast: 20 * (round + 1))
-            Thread.sleep(forTimeInterval: Double.random(in: 0...0.2))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationReason, .uncaughtSignal)
-            // Staging files may remain after a kill (the next run removes them); nothing else may be off.
-            try runner.assertConsistent(allowStaging: true)
-        }
-        let rerun = try runner.run([list.path])
-        XCTAssertEqual(rerun.status, 0, rerun.stderr)
-        XCTAssertEqual(rerun.records.count, 200)
-        XCTAssertTrue(rerun.records.allSatisfy { ["stored", "skipped"].contains($0["outcome"] as? String) })
-        try runner.assertConsistent()
-        let catalog = try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
-        XCTAssertEqual(try catalog.countOriginals(), 200)
-    }
-
     func testSIGINTStopsCleanlyWithSummaryAndExit130() throws {
         let list = try slowList(300, delay: 0.1)
         let (process, out, err) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--json", "--jobs", "4"])
-        waitForStoredFiles(atLeast: 5)
+        runner.waitForStoredFiles(atLeast: 5)
         kill(process.processIdentifier, SIGINT)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -73,7 +42,7 @@ final class FetchInterruptionTests: XCTestCase {
     func testSecondWriterFailsFastOrWaits() throws {
         let list = try slowList(40, delay: 0.1, prefix: "first")
         let (first, _, _) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--jobs", "2"])
-        waitForStoredFiles(atLeast: 1)
+        runner.waitForStoredFiles(atLeast: 1)
         let started = Date()
         let second = try runner.run(["--url", server.url("/photo/second?seed=second")])
         XCTAssertEqual(second.status, 3, second.stderr)

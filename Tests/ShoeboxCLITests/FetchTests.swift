@@ -227,6 +227,21 @@ final class FetchTests: XCTestCase {
         XCTAssertTrue(output.stderr.contains("2 repeated"), output.stderr)
     }
 
+    func testUserAgentAndExtraHeaders() throws {
+        let plain = server.url("/photo/ua?seed=ua"), custom = server.url("/photo/custom?seed=custom")
+        XCTAssertEqual(try runner.fetch([plain]).outcome(plain), "stored")
+        let output = try runner.fetch([custom], ["--user-agent", "archivist/2", "-H", "X-Token: abc", "--header", "Referer: http://127.0.0.1/"])
+        XCTAssertEqual(output.outcome(custom), "stored")
+        let defaults = try JSONDecoder().decode([String: String].self, from: server.get("/_headers/ua"))
+        XCTAssertEqual(defaults["User-Agent"], "shoebox/\(Shoebox.version)")
+        let headers = try JSONDecoder().decode([String: String].self, from: server.get("/_headers/custom"))
+        XCTAssertEqual(headers["User-Agent"], "archivist/2")
+        XCTAssertEqual(headers["X-Token"], "abc")
+        XCTAssertEqual(headers["Referer"], "http://127.0.0.1/")
+        let bad = try runner.fetch([plain], ["--header", "no colon here"])
+        XCTAssertEqual(bad.status, 2)
+    }
+
     func testGzipEncodedBodyIsStoredDecoded() throws {
         let url = server.url("/gzip/zipped")
         let output = try runner.fetch([url])

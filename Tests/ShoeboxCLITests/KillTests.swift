@@ -17,9 +17,12 @@ final class KillTests: XCTestCase {
         let fetch = ["fetch", list, "--library", library, "--jobs", "8"]
 
         var killed = 0
-        for moment in [0.3, 0.25, 0.35] {
+        for round in 1...3 {
             let (process, _, _) = try ShoeboxProcess.start(fetch)
-            usleep(useconds_t(moment * 1_000_000))
+            // Kill at a random moment after this round's fetch has stored something new
+            // (a fixed delay is too early or too late on a loaded machine).
+            runner.waitForStoredFiles(atLeast: 15 * round)
+            usleep(useconds_t.random(in: 0...150_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             XCTAssertEqual(process.terminationReason, .uncaughtSignal, "the fetch finished before the kill")

@@ -25,7 +25,6 @@ public final class FetchRun: @unchecked Sendable {
     private let observer: FetchObserver
     private let lock = NSLock()
     private var summary = FetchSummary()
-    private var finished = 0
     private var total: Int?
     private var engine: TransferEngine?
     private let cancelFlag = ManagedAtomicFlag()
@@ -83,14 +82,16 @@ public final class FetchRun: @unchecked Sendable {
         let progressTimer = startProgressTimer(engine: engine)
         defer { progressTimer.cancel() }
 
-        var requests = RequestSource(configuration: configuration, lists: lists, catalog: lookupCatalog) { [weak self] in self?.report($0) }
+        var requests = RequestSource(
+            configuration: configuration, lists: lists, catalog: lookupCatalog,
+            report: { [weak self] in self?.report($0) },
+            countRepeat: { [weak self] in self?.countRepeat() })
         engine.run(next: { requests.next() }, completion: archiveQueue.submit)
         let fatal = archiveQueue.finish()
         if let readError = requests.readError { throw readError }
 
         lock.lock()
         defer { lock.unlock() }
-        summary.repeatedURLs = requests.repeated
         summary.elapsed = TransferEngine.now() - startTime
         summary.cancelled = cancelFlag.isSet
         if let error = fatal ?? engine.fatalError {
@@ -116,9 +117,15 @@ public final class FetchRun: @unchecked Sendable {
     private func report(_ result: FetchResult) {
         lock.lock()
         summary.add(result)
-        finished += 1
         lock.unlock()
         observer.fetchDidFinish(result)
+    }
+
+    /// A URL listed again: fetched once, but a line done for the progress count.
+    private func countRepeat() {
+        lock.lock()
+        summary.repeatedURLs += 1
+        lock.unlock()
     }
 
     private func startProgressTimer(engine: TransferEngine) -> DispatchSourceTimer {
@@ -128,7 +135,7 @@ public final class FetchRun: @unchecked Sendable {
             guard let self else { return }
             self.lock.lock()
             let progress = FetchProgress(
-                finished: self.finished, total: self.total, failed: self.summary.failures,
+                finished: self.summary.total + self.summary.repeatedURLs, total: self.total, failed: self.summary.failures,
                 bytes: self.summary.bytes, elapsed: TransferEngine.now() - self.startTime)
             self.lock.unlock()
             self.observer.fetchProgress(progress)

@@ -5,16 +5,20 @@ struct RequestSource {
     private let configuration: FetchRun.Configuration
     private let catalog: Catalog
     private let report: (FetchResult) -> Void
+    private let countRepeat: () -> Void
     private let reader: URLListReader
     private var commandLineURLs: [String]
     private var seen = URLDeduplicator()
-    private(set) var repeated = 0
     private(set) var readError: Error?
 
-    init(configuration: FetchRun.Configuration, lists: [String], catalog: Catalog, report: @escaping (FetchResult) -> Void) {
+    init(
+        configuration: FetchRun.Configuration, lists: [String], catalog: Catalog,
+        report: @escaping (FetchResult) -> Void, countRepeat: @escaping () -> Void
+    ) {
         self.configuration = configuration
         self.catalog = catalog
         self.report = report
+        self.countRepeat = countRepeat
         reader = URLListReader(paths: lists)
         commandLineURLs = configuration.urls.reversed()
     }
@@ -28,7 +32,7 @@ struct RequestSource {
                 report(result)
             case .url(let item):
                 guard seen.insert(item.url) else {
-                    repeated += 1
+                    countRepeat()
                     continue
                 }
                 if let request = request(for: item) { return request }

@@ -1,14 +1,17 @@
-import CShim
 import Foundation
+import Synchronization
 
 /// Originals in a local folder: `LIBRARY/originals/...`, staged in `LIBRARY/.tmp/`.
 ///
 /// Downloads stream into `.tmp/<random>.part`; complete content becomes
-/// `.tmp/<sha256>.staged`; `syncStaged` makes a whole batch durable with one
-/// `syncfs`; `publish` links it read-only into place (never replacing a file)
-/// and removes the staged name.
+/// `.tmp/<sha256>.staged`; `syncStaged` makes a whole batch durable at once
+/// (the batch's files are fsync'd concurrently, so the file system commits them
+/// together, then the staging folder once); `publish` links it read-only into
+/// place (never replacing a file) and removes the staged name.
 public final class LocalOriginalStore: OriginalStore {
     public let layout: LibraryLayout
+    /// Staged files not yet synced (descriptors kept open for the batch sync).
+    private let unsynced = Mutex<[Int32]>([])
     private static let partialSuffix = ".part"
     private static let stagedSuffix = ".staged"
 
@@ -30,20 +33,46 @@ public final class LocalOriginalStore: OriginalStore {
     }
 
     public func stage(_ file: StagingFile, sha256: String) throws {
-        close(file.descriptor)
         let target = stagedPath(sha256)
         guard rename(file.path, target) == 0 else {
             let code = errno
+            close(file.descriptor)
             unlink(file.path)
             throw storeError(target, "stage", code)
         }
+        // Kept open until the batch is synced.
+        unsynced.withLock { $0.append(file.descriptor) }
     }
 
     public func syncStaged() throws {
-        let fd = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw storeError(layout.staging, "open", errno) }
-        defer { close(fd) }
-        guard shim_syncfs(fd) == 0 else { throw storeError(layout.staging, "sync", errno) }
+        let descriptors = unsynced.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        let failure = Self.syncConcurrently(descriptors)
+        for fd in descriptors { close(fd) }
+        if let code = failure { throw storeError(layout.staging, "sync", code) }
+        let directory = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw storeError(layout.staging, "open", errno) }
+        defer { close(directory) }
+        guard fsync(directory) == 0 else { throw storeError(layout.staging, "sync", errno) }
+    }
+
+    /// fdatasync every descriptor from its own thread: concurrent syncs share
+    /// one file-system journal commit instead of paying one each. Returns the first errno.
+    private static func syncConcurrently(_ descriptors: [Int32]) -> Int32? {
+        let failure = Mutex<Int32?>(nil)
+        let group = DispatchGroup()
+        for fd in descriptors {
+            DispatchQueue.global().async(group: group) {
+                if fdatasync(fd) != 0 {
+                    let code = errno
+                    failure.withLock { if $0 == nil { $0 = code } }
+                }
+            }
+        }
+        group.wait()
+        return failure.withLock { $0 }
     }
 
     public func publish(sha256: String, to path: String) throws {

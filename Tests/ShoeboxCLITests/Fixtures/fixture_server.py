@@ -16,6 +16,7 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /slow/NAME?delay=SECONDS                        a photo after a delay
   /_log/KEY    JSON: request times (monotonic seconds) seen for KEY
   /_sent/KEY   JSON: body bytes actually written for KEY
+  /_headers/KEY  JSON: the request headers last seen for KEY
 """
 import base64, gzip, json, struct, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +29,7 @@ state_lock = threading.Lock()
 request_log = {}
 sent_bytes = {}
 counters = {}
+request_headers = {}
 
 
 def tiff_exif(make, model, date, lat, lon, alt):
@@ -128,6 +130,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def note(self, key):
         with state_lock:
+            request_headers[key] = dict(self.headers.items())
             request_log.setdefault(key, []).append(time.monotonic())
             counters[key] = counters.get(key, 0) + 1
             return counters[key]
@@ -303,6 +306,10 @@ class Handler(BaseHTTPRequestHandler):
     def route__log(self, key, q):
         with state_lock:
             self.send_body(200, json.dumps(request_log.get(key, [])).encode(), "application/json")
+
+    def route__headers(self, key, q):
+        with state_lock:
+            self.send_body(200, json.dumps(request_headers.get(key, {})).encode(), "application/json")
 
     def route__sent(self, key, q):
         with state_lock:
