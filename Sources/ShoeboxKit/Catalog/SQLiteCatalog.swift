@@ -108,8 +108,13 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     private func prepareSchema() throws {
         let tables = Set(try connection.query("SELECT name FROM sqlite_master WHERE type='table'") { $0.string(0) ?? "" })
         if tables.isEmpty {
-            guard !isReadOnly else { throw CatalogError.unreadable(path: path, detail: "it holds no Shoebox catalog (empty database)") }
-            try createSchema()
+            // A new catalog, or one whose creation was interrupted (kill -9 right after the
+            // file appeared): empty. A writer creates the schema; a reader sees no rows.
+            if isReadOnly {
+                try createEmptyTemporarySchema()
+            } else {
+                try createSchema()
+            }
             return
         }
         guard tables.contains("meta") else {
@@ -136,6 +141,13 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
             for (key, value) in meta {
                 try connection.run("INSERT INTO meta (key, value) VALUES (?, ?)", [.text(key), .text(value)])
             }
+        }
+    }
+
+    /// The schema as TEMP tables, so reads of an empty read-only file return no rows.
+    private func createEmptyTemporarySchema() throws {
+        for statement in CatalogSchema.createStatements where statement.hasPrefix("CREATE TABLE") {
+            try connection.execute(statement.replacingOccurrences(of: "CREATE TABLE", with: "CREATE TEMP TABLE"))
         }
     }
 

@@ -43,13 +43,31 @@ public enum FileNameSanitizer {
         for scalar in name.unicodeScalars {
             scalars.append(isAllowed(scalar) ? scalar : "_")
         }
-        var result = String(scalars)
-        while result.hasPrefix(".") || result.hasPrefix(" ") || result.hasPrefix("-") { result.removeFirst() }
-        while result.hasSuffix(".") || result.hasSuffix(" ") { result.removeLast() }
-        result = truncated(result, toBytes: maxBytes)
-        while result.hasSuffix(".") || result.hasSuffix(" ") { result.removeLast() }
+        var result = trimmed(String(scalars))
+        result = trimmed(truncated(result, toBytes: maxBytes))
         guard !result.isEmpty, result.contains(where: { $0 != "_" }) else { return nil }
         return result
+    }
+
+    /// Drops leading dots, spaces, dashes and combining marks, and trailing dots and spaces,
+    /// scalar by scalar: ".\u{301}x" is one Character, so Character-based trimming would keep
+    /// a hidden name; and a combining mark right after "/" hides the separator from
+    /// Foundation's grapheme-based path functions (the folder of ".../01/\u{301}x.jpg" came
+    /// out as ".../05" and publishing failed). Found by the FileNameSanitizer fuzz target.
+    static func trimmed(_ text: String) -> String {
+        var scalars = Array(text.unicodeScalars)
+        while let first = scalars.first, ".- ".unicodeScalars.contains(first) || isCombiningMark(first) { scalars.removeFirst() }
+        while let last = scalars.last, ". ".unicodeScalars.contains(last) { scalars.removeLast() }
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars)
+        return String(view)
+    }
+
+    private static func isCombiningMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return scalar.properties.isGraphemeExtend || scalar.value == 0x200D
+        }
     }
 
     private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {

@@ -105,6 +105,73 @@ public final class Journal: @unchecked Sendable {
         return entries
     }
 
+    /// The hashes of every original the journal records, without decoding whole entries
+    /// (verify reads this for 100,000+ originals): lines written by `append` are scanned
+    /// for their `"sha256"` key; any other line is decoded. Same torn-line rules as `read`.
+    public static func originalHashes(path: String) throws -> Set<String> {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw JournalError.unreadable(path: path, detail: error.localizedDescription)
+        }
+        return try data.withUnsafeBytes { raw in
+            try scanOriginalHashes(raw.bindMemory(to: UInt8.self), path: path)
+        }
+    }
+
+    private static func scanOriginalHashes(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws -> Set<String> {
+        let prefix = Array(#"{"kind":"original","original":{"#.utf8)
+        let otherKinds = [#"{"kind":"source","#, #"{"kind":"thumbnail","#, #"{"kind":"thumbnail-removed","#].map { Array($0.utf8) }
+        let key = Array(#""sha256":""#.utf8)
+        guard let base = bytes.baseAddress else { return [] }
+        var hashes = Set<String>()
+        var start = 0
+        var lineNumber = 0
+        while start < bytes.count {
+            lineNumber += 1
+            var end = bytes.count
+            if let newline = memchr(base + start, 0x0A, bytes.count - start) {
+                end = UnsafePointer<UInt8>(newline.assumingMemoryBound(to: UInt8.self)) - base
+            }
+            defer { start = end + 1 }
+            guard end > start else { continue }
+            let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            if line.count > 100, starts(line, with: prefix), line.last == UInt8(ascii: "}"), let sha = hash(in: line, after: key) {
+                hashes.insert(sha)
+            } else if line.last == UInt8(ascii: "}"), otherKinds.contains(where: { starts(line, with: $0) }) {
+                continue
+            } else if let entry = try? JSONDecoder().decode(JournalEntry.self, from: Data(line)), entry.isComplete {
+                if let original = entry.original { hashes.insert(original.sha256) }
+            } else if UnsafeBufferPointer(rebasing: bytes[end...]).contains(where: { $0 != 0x0A }) {
+                throw JournalError.malformed(path: path, line: lineNumber, detail: "invalid JSON")
+            }
+        }
+        return hashes
+    }
+
+    private static func starts(_ line: UnsafeBufferPointer<UInt8>, with prefix: [UInt8]) -> Bool {
+        line.count >= prefix.count && memcmp(line.baseAddress!, prefix, prefix.count) == 0
+    }
+
+    /// The 64 lower-case hex digits after `key` in a line, if there.
+    private static func hash(in line: UnsafeBufferPointer<UInt8>, after key: [UInt8]) -> String? {
+        guard let base = line.baseAddress else { return nil }
+        var position = 0
+        var found: Int?
+        while found == nil, position + key.count + 64 < line.count {
+            guard let quote = memchr(base + position, Int32(key[0]), line.count - position) else { return nil }
+            let index = UnsafePointer<UInt8>(quote.assumingMemoryBound(to: UInt8.self)) - base
+            if index + key.count + 64 < line.count, memcmp(base + index, key, key.count) == 0 { found = index + key.count }
+            position = index + 1
+        }
+        guard let offset = found, line[offset + 64] == UInt8(ascii: "\"") else { return nil }
+        let value = UnsafeBufferPointer(rebasing: line[offset..<(offset + 64)])
+        guard value.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+        return String(decoding: value, as: UTF8.self)
+    }
+
     // MARK: Writing
 
     private func writeAll(_ data: Data) throws {

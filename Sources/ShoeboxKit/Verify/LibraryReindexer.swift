@@ -61,7 +61,10 @@ public struct LibraryReindexer: Sendable {
         do {
             let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
             let count = try catalog.countOriginals()
+            let sources = try catalog.countSources()
+            let isEmpty = count == 0 && sources == 0
             catalog.close()
+            if isEmpty { return "empty" }
             guard force else { throw VerifyError.catalogHealthy(path: layout.catalog, originals: count) }
             return "replaced"
         } catch let error as CatalogError {
@@ -152,7 +155,7 @@ public struct LibraryReindexer: Sendable {
             sha256: sha256, path: file.path, bytes: file.bytes,
             contentType: format?.mimeType ?? "application/octet-stream",
             width: metadata?.width, height: metadata?.height,
-            takenAt: metadata?.bestCaptureDate ?? Timestamp.exif(modified),
+            takenAt: metadata.flatMap(MetadataComparison.captureDate) ?? Timestamp.exif(modified),
             make: metadata?.make, model: metadata?.model,
             gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude,
             gpsAltitude: metadata?.gps?.altitude, orientation: metadata?.orientation,

@@ -97,13 +97,12 @@ public struct LibraryVerifier: Sendable {
     }
 
     private func checkJournal(_ originals: [OriginalRecord]) -> [VerifyProblem] {
-        let entries: [JournalEntry]
+        let journaled: Set<String>
         do {
-            entries = try Journal.read(path: layout.journal)
+            journaled = try Journal.originalHashes(path: layout.journal)
         } catch {
             return [VerifyProblem(kind: .journalDamaged, path: Journal.fileName, detail: "\(error)")]
         }
-        let journaled = Set(entries.compactMap { $0.original?.sha256 })
         return originals.filter { !journaled.contains($0.sha256) }.map {
             VerifyProblem(
                 kind: .notJournaled, path: $0.path, sha256: $0.sha256,

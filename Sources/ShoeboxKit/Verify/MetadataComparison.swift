@@ -7,8 +7,8 @@ enum MetadataComparison {
     static func differences(recorded: OriginalRecord, read metadata: PhotoMetadata) -> [String] {
         var differences: [String] = []
         // takenAt may be a fallback (Last-Modified, download time) when the file has no
-        // EXIF date, so only a plausible date in the file is compared.
-        if let date = metadata.bestCaptureDate, isPlausible(date), date != recorded.takenAt {
+        // plausible EXIF date, so only such a date in the file is compared.
+        if let date = captureDate(metadata), date != recorded.takenAt {
             differences.append("capture time \(quoted(date)) but recorded \(quoted(recorded.takenAt))")
         }
         if normalized(metadata.make) != normalized(recorded.make) {
@@ -21,6 +21,12 @@ enum MetadataComparison {
             differences.append("GPS \(describe(metadata.gps)) but recorded \(describe(recorded))")
         }
         return differences
+    }
+
+    /// The capture time fetch records: the first plausible of DateTimeOriginal, CreateDate,
+    /// DateTime (cameras with an unset clock write "0000:00:00 00:00:00").
+    static func captureDate(_ metadata: PhotoMetadata) -> String? {
+        [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate].compactMap { $0 }.first(where: isPlausible)
     }
 
     private static func isPlausible(_ date: String) -> Bool {

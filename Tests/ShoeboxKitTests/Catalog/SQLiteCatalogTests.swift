@@ -87,6 +87,20 @@ final class SQLiteCatalogTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: catalogPath))
     }
 
+    func testEmptyFileLeftByAnInterruptedCreationReadsAsAnEmptyCatalog() throws {
+        XCTAssertTrue(FileManager.default.createFile(atPath: catalogPath, contents: Data()))
+        let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try reader.countOriginals(), 0)
+        XCTAssertEqual(try reader.allSources(), [])
+        XCTAssertEqual(try reader.allThumbnails(), [])
+        XCTAssertNil(try reader.source(url: "http://a/"))
+        reader.close()
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: catalogPath)).count, 0, "a reader writes nothing")
+        let writer = try SQLiteCatalog(path: catalogPath)
+        try writer.insertOriginal(original(1))
+        XCTAssertEqual(try writer.countOriginals(), 1)
+    }
+
     func testOpenInMissingFolderIsUnwritable() {
         let path = folder + "/no/such/folder/catalog.sqlite"
         XCTAssertThrowsError(try SQLiteCatalog(path: path)) { error in

@@ -155,3 +155,41 @@ extension JournalTests {
         return (original, source)
     }
 }
+
+extension JournalTests {
+    func testOriginalHashesMatchWhatReadFinds() throws {
+        let journal = try Journal(path: journalPath)
+        for n in 0..<5 { try journal.append(sampleEntriesForHashes(n)) }
+        let expected = Set(try Journal.read(path: journalPath).compactMap { $0.original?.sha256 })
+        XCTAssertEqual(expected.count, 5)
+        XCTAssertEqual(try Journal.originalHashes(path: journalPath), expected)
+    }
+
+    func testOriginalHashesDecodeLinesWrittenDifferentlyAndTolerateATornEnd() throws {
+        let sha = String(repeating: "b", count: 64)
+        let text = #"{"original":{"sha256":""# + sha + #"","path":"originals/b.jpg","bytes":1,"contentType":"image/jpeg","addedAt":"t"},"kind":"original"}"#
+            + "\n" + #"{"kind":"original","original":{"sha256":"cc"#
+        try text.write(toFile: journalPath, atomically: false, encoding: .utf8)
+        XCTAssertEqual(try Journal.originalHashes(path: journalPath), [sha])
+    }
+
+    func testOriginalHashesReportABadLineBeforeTheEnd() throws {
+        try Journal(path: journalPath).append(sampleEntriesForHashes(1))
+        var text = try String(contentsOfFile: journalPath, encoding: .utf8)
+        text = "not json\n" + text
+        try text.write(toFile: journalPath, atomically: false, encoding: .utf8)
+        XCTAssertThrowsError(try Journal.originalHashes(path: journalPath)) { error in
+            guard case JournalError.malformed(_, 1, _) = error else { return XCTFail("got \(error)") }
+        }
+        XCTAssertEqual(try Journal.originalHashes(path: folder + "/none.jsonl"), [])
+    }
+
+    private func sampleEntriesForHashes(_ n: Int) -> [JournalEntry] {
+        let original = OriginalRecord(
+            sha256: String(format: "%064x", n + 1000), path: "originals/\(n)\"sha256\":\"x.jpg", bytes: 1,
+            contentType: "image/jpeg", make: "Ca\"non", addedAt: "t")
+        let source = SourceRecord(url: "http://127.0.0.1/\(n)", sha256: original.sha256, fetchedAt: "t", outcome: .stored)
+        let thumb = ThumbnailRecord(originalSHA256: original.sha256, size: "256", path: "thumbnails/\(n).jpg", format: "jpeg", width: 1, height: 1, bytes: 1, createdAt: "t")
+        return [.originalStored(original), .sourceRecorded(source), .thumbnailRecorded(thumb), .thumbnailRemoved(path: "thumbnails/\(n).jpg")]
+    }
+}

@@ -180,6 +180,18 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0.count, 5)
     }
 
+    func testEmptyCatalogLeftByAKilledFirstRunIsReplacedWithoutForce() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try VerifyTestLibrary.dump(layout.catalog)
+        for suffix in ["-wal", "-shm"] { unlink(layout.catalog + suffix) }
+        try Data().write(to: URL(fileURLWithPath: layout.catalog))
+        XCTAssertEqual(try LibraryVerifier(layout: layout).run().findings.map(\.kind), Array(repeating: .unknownFile, count: 5))
+        let report = try reindex()
+        XCTAssertEqual(report.previousCatalogState, "empty")
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0, before.0)
+    }
+
     func testLockedLibraryIsRefused() throws {
         _ = try makeLibrary()
         let writer = try LibraryLock(layout: layout, mode: .exclusive)

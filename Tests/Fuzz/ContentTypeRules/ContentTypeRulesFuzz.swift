@@ -1,0 +1,35 @@
+import ShoeboxKit
+
+/// libFuzzer entry point: a Content-Type header and a body prefix, through
+/// ContentTypeRules.decide (media type parsing, sniffing, mismatch rules).
+/// Input layout: first byte N, then N bytes of header text, then the body's first
+/// bytes. A violated invariant traps: bytes that sniff as no image are never
+/// accepted; an accepted format is what the bytes are (or a raw type inside TIFF);
+/// an empty body is always rejected.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func contentTypeRulesFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
+    guard let first = bytes.first else { return 0 }
+    let headerLength = first == 0xFF ? 0 : min(Int(first), bytes.count - 1)
+    let header = String(decoding: bytes[1..<(1 + headerLength)], as: UTF8.self)
+    let contentType: String? = first == 0xFF ? nil : header
+    let body = Array(bytes[(1 + headerLength)...])
+
+    if let media = ContentTypeRules.mediaType(contentType) {
+        precondition(media == media.lowercased() && !media.contains(";"), "media type not normalised: \(media)")
+    }
+    let sniffed = FormatSniffer.sniff(body)
+    switch ContentTypeRules.decide(contentType: contentType, prefix: body, bodyBytes: Int64(body.count)) {
+    case .accept(let format, let warnings):
+        precondition(!body.isEmpty, "accepted an empty body")
+        guard let sniffed else { preconditionFailure("accepted bytes that are no image as \(format)") }
+        precondition(format == sniffed || (format.isRaw && sniffed == .tiff) || ([.heic, .heif].contains(format) && [.heic, .heif].contains(sniffed)),
+                     "accepted \(format) for bytes sniffed as \(sniffed)")
+        precondition(!format.fileExtension.isEmpty && !format.fileExtension.contains("/"), "bad extension")
+        precondition(warnings.allSatisfy { $0.hasPrefix("content-type-mismatch") }, "unexpected warning \(warnings)")
+    case .reject(let reason):
+        precondition(!reason.isEmpty, "rejected without a reason")
+        precondition(body.isEmpty || sniffed == nil, "rejected bytes that sniff as \(String(describing: sniffed))")
+    }
+    return 0
+}

@@ -1,0 +1,32 @@
+import Foundation
+import ShoeboxKit
+
+/// libFuzzer entry point: arbitrary bytes as a URL path and as a name, through
+/// FileNameSanitizer (percent-decoding, extension removal, character filtering,
+/// truncation to 100 bytes). A violated invariant traps: the name must be a
+/// single, non-hidden path component of at most 100 bytes without control
+/// characters, so a stored original can never land outside its folder.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fileNameSanitizerFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
+    let text = String(decoding: bytes, as: UTF8.self)
+    check(FileNameSanitizer.stem(fromURLPath: text))
+    check(FileNameSanitizer.sanitize(text))
+    return 0
+}
+
+private func check(_ stem: String?) {
+    guard let stem else { return }
+    precondition(!stem.isEmpty && stem.utf8.count <= FileNameSanitizer.maxBytes, "bad length: \(stem.utf8.count)")
+    // Byte level, as the kernel sees it: one component, not hidden, no control bytes.
+    let bytes = Array(stem.utf8)
+    precondition(!bytes.contains(UInt8(ascii: "/")) && !bytes.contains(UInt8(ascii: "\\")) && !bytes.contains(0), "separator in \(stem)")
+    precondition(bytes.first != UInt8(ascii: "."), "hidden or dot name \(stem)")
+    precondition(!bytes.contains { $0 < 0x20 || $0 == 0x7F }, "control character in name")
+    // Grapheme level, as Foundation's path functions see it: the name must stay the last
+    // component of its folder (a leading combining mark would merge with the "/").
+    let folder = "/library/originals/2024/05/01"
+    let path = folder + "/" + stem + ".jpg"
+    precondition((path as NSString).deletingLastPathComponent == folder, "\(stem) leaves its folder for Foundation")
+    precondition((path as NSString).lastPathComponent == stem + ".jpg", "\(stem) is not one component for Foundation")
+}

@@ -1,0 +1,54 @@
+import XCTest
+@testable import ShoeboxKit
+
+final class MetadataComparisonTests: XCTestCase {
+    private func record(takenAt: String? = "2024:05:01 12:00:00", make: String? = "Canon", latitude: Double? = 48.8, altitude: Double? = 35) -> OriginalRecord {
+        OriginalRecord(
+            sha256: "x", path: "originals/x.jpg", bytes: 1, contentType: "image/jpeg", takenAt: takenAt, make: make,
+            model: "EOS", gpsLatitude: latitude, gpsLongitude: latitude.map { _ in 2.29 }, gpsAltitude: altitude, addedAt: "t")
+    }
+
+    private func metadata(date: String? = "2024:05:01 12:00:00", make: String? = "Canon", latitude: Double? = 48.8, altitude: Double? = 35) -> PhotoMetadata {
+        var metadata = PhotoMetadata()
+        metadata.dateTimeOriginal = date
+        metadata.make = make
+        metadata.model = "EOS"
+        metadata.gps = latitude.map { GPSPosition(latitude: $0, longitude: 2.29, altitude: altitude) }
+        return metadata
+    }
+
+    func testEqualSummariesHaveNoDifferences() {
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(), read: metadata()), [])
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(make: "Canon"), read: metadata(make: " Canon ")), [])
+    }
+
+    func testEachChangedFieldIsNamed() {
+        let differences = MetadataComparison.differences(
+            recorded: record(), read: metadata(date: "2023:01:01 00:00:00", make: "Nikon", latitude: 10))
+        XCTAssertEqual(differences.count, 3, "\(differences)")
+        XCTAssertTrue(differences[0].hasPrefix("capture time '2023:01:01 00:00:00' but recorded '2024:05:01 12:00:00'"))
+        XCTAssertTrue(differences[1].hasPrefix("make 'Nikon' but recorded 'Canon'"))
+        XCTAssertTrue(differences[2].hasPrefix("GPS 10.0000000,2.2900000"))
+    }
+
+    func testGPSAddedOrRemovedOrMovedIsADifference() {
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(latitude: nil), read: metadata()).count, 1)
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(), read: metadata(latitude: nil)).count, 1)
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(), read: metadata(altitude: nil)).count, 1)
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(), read: metadata(latitude: 48.800_000_01)).count, 0)
+    }
+
+    func testFallbackDatesAreNotCompared() {
+        // No EXIF date, or an unset camera clock: fetch dated the file by Last-Modified or download time.
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2026:11:30 01:00:00"), read: metadata(date: nil)), [])
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2026:11:30 01:00:00"), read: metadata(date: "0000:00:00 00:00:00")), [])
+    }
+
+    func testCaptureDateSkipsAnUnsetClockLikeFetch() {
+        var metadata = metadata(date: "0000:00:00 00:00:00")
+        metadata.createDate = "2022:02:02 02:02:02"
+        XCTAssertEqual(MetadataComparison.captureDate(metadata), "2022:02:02 02:02:02")
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2022:02:02 02:02:02"), read: metadata), [])
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2026:01:01 00:00:00"), read: metadata).count, 1)
+    }
+}
