@@ -177,6 +177,10 @@ int shim_vips_setup_batch(const char *argv0, int concurrency) {
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
     if (vips_init(argv0 ? argv0 : "shoebox") != 0) return -1;
+    /* Originals come from anywhere: refuse the loaders libvips marks untrusted
+       (ImageMagick, MATLAB, FITS...), a large parsing surface; JPEG, PNG, WebP,
+       HEIF/AVIF, TIFF and GIF stay available. */
+    vips_block_untrusted_set(TRUE);
     /* Per-tile warnings ("error in tile 0 x 64") would interleave with our own
        messages, which name the file; the failure itself is still reported. */
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, shim_vips_quiet_log, NULL);

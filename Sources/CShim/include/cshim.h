@@ -75,7 +75,8 @@ void shim_free(void *pointer);
 // ---- libvips: thumbnails (Thumbnails area) ----
 // One-time setup for batch work: one malloc arena and fixed mmap/trim
 // thresholds (so freed image buffers leave the heap), vips_init, the given
-// per-image concurrency, no operation cache, libvips' per-tile warnings silenced.
+// per-image concurrency, no operation cache, untrusted loaders (ImageMagick...)
+// blocked, libvips' per-tile warnings silenced.
 // Returns 0 on success.
 int shim_vips_setup_batch(const char *argv0, int concurrency);
 // Shrink-on-load thumbnail, never enlarging, EXIF orientation applied; with

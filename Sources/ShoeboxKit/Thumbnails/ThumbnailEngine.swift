@@ -118,7 +118,12 @@ public final class ThumbnailEngine: @unchecked Sendable {
                 stale.append(target)
                 continue
             }
-            if !recorded.contains(target.path), let record = describeExisting(target, of: source) {
+            if !recorded.contains(target.path) {
+                // A file the catalog does not know: record it, or remake it if unreadable.
+                guard let record = describeExisting(target, of: source) else {
+                    stale.append(target)
+                    continue
+                }
                 events.append(.found(record))
             }
         }
