@@ -3,8 +3,12 @@ import Foundation
 /// Runs the archiver on its own serial queue, so hashing-adjacent work, metadata
 /// reads and commits overlap with the transfers; flushes a batch when it is full
 /// or 100 ms after its first entry. The first fatal error cancels the engine.
+/// At most `backlogLimit` transfers wait for the archiver: past that, `submit`
+/// blocks the engine (each waiting transfer holds an open file).
 final class ArchiveQueue: @unchecked Sendable {
+    static let backlogLimit = 256
     private let queue = DispatchQueue(label: "shoebox.archiver")
+    private let room = DispatchSemaphore(value: ArchiveQueue.backlogLimit)
     private let archiver: Archiver
     private let store: OriginalStore
     private let engine: TransferEngine
@@ -18,7 +22,11 @@ final class ArchiveQueue: @unchecked Sendable {
     }
 
     func submit(_ transfer: CompletedTransfer) {
-        queue.async { self.accept(transfer) }
+        room.wait()
+        queue.async {
+            self.accept(transfer)
+            self.room.signal()
+        }
     }
 
     /// Flushes what is left and returns the fatal error, if one stopped the run.

@@ -58,20 +58,32 @@ public final class LocalOriginalStore: OriginalStore {
         guard fsync(directory) == 0 else { throw storeError(layout.staging, "sync", errno) }
     }
 
-    /// fdatasync every descriptor from its own thread: concurrent syncs share
-    /// one file-system journal commit instead of paying one each. Returns the first errno.
+    /// fdatasync the descriptors from up to 8 threads at once: concurrent syncs share
+    /// file-system journal commits instead of paying one each. Returns the first errno.
+    /// Plain threads, not Dispatch: libdispatch on Linux aborts when too many of its
+    /// workers block in system calls.
     private static func syncConcurrently(_ descriptors: [Int32]) -> Int32? {
+        let next = Mutex(0)
         let failure = Mutex<Int32?>(nil)
-        let group = DispatchGroup()
-        for fd in descriptors {
-            DispatchQueue.global().async(group: group) {
-                if fdatasync(fd) != 0 {
-                    let code = errno
-                    failure.withLock { if $0 == nil { $0 = code } }
+        let done = DispatchSemaphore(value: 0)
+        let threads = min(8, descriptors.count)
+        for _ in 0..<threads {
+            Thread.detachNewThread {
+                while true {
+                    let index = next.withLock { value in
+                        defer { value += 1 }
+                        return value
+                    }
+                    guard index < descriptors.count else { break }
+                    if fdatasync(descriptors[index]) != 0 {
+                        let code = errno
+                        failure.withLock { if $0 == nil { $0 = code } }
+                    }
                 }
+                done.signal()
             }
         }
-        group.wait()
+        for _ in 0..<threads { done.wait() }
         return failure.withLock { $0 }
     }
 
