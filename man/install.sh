@@ -55,6 +55,7 @@ chmod 0644 "$root/share/bash-completion/completions/shoebox" "$root/share/zsh/si
   "$root/share/fish/vendor_completions.d/shoebox.fish"
 echo "installed shoebox $("$root/bin/shoebox" --version | cut -d' ' -f2) in $root:" >&2
 echo "  bin/shoebox, share/man/man1/shoebox.1, and bash, zsh and fish completions under share/" >&2
+echo "  (bash loads completions through the bash-completion package; fish reads $prefix/share only when it is in XDG_DATA_DIRS)" >&2
 case ":$PATH:" in
   *":$prefix/bin:"*) ;;
   *) echo "note: $prefix/bin is not on PATH" >&2 ;;

@@ -10,8 +10,9 @@
 # 5. prints where the gallery page is, and always stops the server.
 #
 # LIBRARY is where the demo library goes; it must not exist yet, or be empty
-# (default: a new folder under ${TMPDIR:-/tmp}). Nothing outside it is written,
-# except Swift's build folder .build/ in the checkout.
+# (default: inside a new folder ${TMPDIR:-/tmp}/shoebox-demo.XXXXXX, which also
+# holds the rewritten URL list). Besides these, only Swift's build folder .build/
+# in the checkout is written.
 #
 # Environment: SHOEBOX=/path/to/shoebox runs that binary instead, skipping the
 # package install and the build (the tests do this). NO_COLOR turns colour off.
@@ -28,7 +29,7 @@ show() { printf '%s$ %s%s\n' "$bold" "$*" "$plain"; }
 die() { printf '%sdemo: %s%s\n' "$red" "$*" "$plain" >&2; exit 1; }
 
 case "${1:-}" in
-  -h|--help) sed -n "2,17s/^# \\{0,1\\}//p" samples/demo.sh; exit 0 ;;
+  -h|--help) sed -n "2,18s/^# \\{0,1\\}//p" samples/demo.sh; exit 0 ;;
   -*) die "unknown option '$1'; usage: bash samples/demo.sh [LIBRARY]" ;;
 esac
 [ $# -le 1 ] || die "too many arguments; usage: bash samples/demo.sh [LIBRARY]"

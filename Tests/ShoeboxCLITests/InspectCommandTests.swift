@@ -19,6 +19,26 @@ final class InspectCommandTests: XCTestCase {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Made once for the class; tests add their own files elsewhere.
+    nonisolated(unsafe) private static var shared: Result<(URL, [URL]), Error>?
+
+    override class func tearDown() {
+        if case .success(let (directory, _))? = shared { try? FileManager.default.removeItem(at: directory) }
+        shared = nil
+        super.tearDown()
+    }
+
+    /// The shared photos and the folder holding only them.
+    private func photos() throws -> (URL, [URL]) {
+        if Self.shared == nil {
+            Self.shared = Result {
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-inspect-\(UUID().uuidString)")
+                return (directory, try makePhotos(in: directory))
+            }
+        }
+        return try Self.shared!.get()
+    }
+
     /// Two tagged JPEGs (north-east, south-west below sea level) and a PNG.
     private func makePhotos(in directory: URL) throws -> [URL] {
         let urls = ["a/north.jpg", "b/south.jpg", "b/c/tagged.png"].map { directory.appendingPathComponent($0) }
@@ -35,6 +55,8 @@ final class InspectCommandTests: XCTestCase {
         _ = try tool("/usr/bin/exiftool", common + ["-Orientation#=3", "-GPSLatitude=31.5", "-GPSLatitudeRef=S",
                                                    "-GPSLongitude=35.5", "-GPSLongitudeRef=W", "-GPSAltitude=430.5",
                                                    "-GPSAltitudeRef#=1", urls[1].path, urls[2].path])
+        // Text that looks like a number: exiftool prints it unquoted, and so must we.
+        _ = try tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Software=1.10", "-Model=100", urls[2].path])
         return urls
     }
 
@@ -45,7 +67,7 @@ final class InspectCommandTests: XCTestCase {
 
     func testJSONMatchesExiftoolForTheSharedKeys() throws {
         let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
+        let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", "--json"] + urls.map(\.path))
         XCTAssertEqual(result.status, 0, result.stderr)
         let ours = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -67,12 +89,14 @@ final class InspectCommandTests: XCTestCase {
             XCTAssertEqual(mine["FileType"] as? String, reference["FileType"] as? String)
         }
         XCTAssertEqual((ours[1]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, -35.5, accuracy: 1e-9)
+        XCTAssertTrue(result.stdout.contains("\"Software\": 1.10"), "number-like text unquoted as exiftool does")
+        XCTAssertTrue(result.stdout.contains("\"Model\": 100,"))
         XCTAssertEqual((ours[1]["GPSAltitude"] as? NSNumber)?.doubleValue ?? 0, -430.5, accuracy: 1e-9)
     }
 
     func testHumanBlockSpellsOutEveryField() throws {
         let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
+        let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", urls[1].path])
         XCTAssertEqual(result.status, 0, result.stderr)
         let expectedLines = [
@@ -93,7 +117,7 @@ final class InspectCommandTests: XCTestCase {
 
     func testAllGroupsTagsByIFDWithSpecificationNames() throws {
         let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
+        let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", "--all", urls[0].path])
         XCTAssertEqual(result.status, 0, result.stderr)
         let text = result.stdout
@@ -120,7 +144,7 @@ final class InspectCommandTests: XCTestCase {
 
     func testBrokenFilesGetAnErrorAndTheOthersGoOn() throws {
         let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
+        let urls = try photos().1
         let empty = directory.appendingPathComponent("empty.jpg")
         XCTAssertTrue(FileManager.default.createFile(atPath: empty.path, contents: Data()))
         let html = directory.appendingPathComponent("page.jpg")
@@ -144,9 +168,9 @@ final class InspectCommandTests: XCTestCase {
     }
 
     func testDirectoriesAreRecursedInPathOrder() throws {
-        let directory = try makeTemporaryDirectory(self)
-        let urls = try makePhotos(in: directory)
-        try Data("notes".utf8).write(to: directory.appendingPathComponent("b/readme.txt"))
+        let (directory, urls) = try photos()
+        try Data("notes".utf8).write(to: directory.appendingPathComponent("b/readme.txt"))  // not a photo: skipped
+        try Data("<html>".utf8).write(to: directory.appendingPathComponent("b/.hidden.jpg"))  // hidden: skipped
         let result = try ShoeboxProcess.run(["inspect", "--json", directory.path])
         XCTAssertEqual(result.status, 0, result.stderr)
         let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -169,14 +193,14 @@ final class InspectCommandTests: XCTestCase {
 
     func testLibraryWithoutPathInspectsTheCatalogInLibraryOrder() throws {
         let library = try makeTemporaryDirectory(self)
-        let photos = try makePhotos(in: try makeTemporaryDirectory(self))
+        let sources = try photos().1
         let layout = LibraryLayout(root: library.path)
         let relative = ["originals/2024/05/01/b.jpg", "originals/2023/01/02/a.jpg"]
         let catalog = try SQLiteCatalog(path: layout.catalog)
         for (index, path) in relative.enumerated() {
             let target = URL(fileURLWithPath: layout.absolute(path))
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: photos[index], to: target)
+            try FileManager.default.copyItem(at: sources[index], to: target)
             try catalog.insertOriginal(OriginalRecord(
                 sha256: String(repeating: "\(index)", count: 64), path: path, bytes: 1, contentType: "image/jpeg",
                 addedAt: "2024-05-01T00:00:00Z"))
@@ -188,5 +212,38 @@ final class InspectCommandTests: XCTestCase {
         XCTAssertEqual(objects.map { $0["SourceFile"] as? String }, [layout.absolute(relative[1]), layout.absolute(relative[0])])
         XCTAssertEqual((objects[0]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, -35.5, accuracy: 1e-9)
         XCTAssertEqual((objects[1]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, 2.2945, accuracy: 1e-9)
+
+        let inside = try ShoeboxProcess.run(["inspect", "--json", "--library", library.path, "originals/2023"])
+        XCTAssertEqual(inside.status, 0, inside.stderr)
+        let found = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inside.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(found.map { $0["SourceFile"] as? String }, [layout.absolute(relative[1])])
+    }
+
+    /// The bundled sample photos (several formats, cameras, hemispheres): every shared key as exiftool says.
+    func testBundledSamplesMatchExiftool() throws {
+        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("samples/photos")
+        let names = try FileManager.default.contentsOfDirectory(atPath: samples.path).filter { !$0.hasPrefix(".") }.sorted()
+        XCTAssertGreaterThanOrEqual(names.count, 5)
+        let paths = names.map { samples.appendingPathComponent($0).path }
+        let result = try ShoeboxProcess.run(["inspect", "--json"] + paths)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let ours = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let reference = try tool("/usr/bin/exiftool", ["-json", "-n"] + paths)
+        let theirs = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(reference.utf8)) as? [[String: Any]])
+        XCTAssertEqual(ours.count, theirs.count)
+        for (mine, expected) in zip(ours, theirs) {
+            let file = expected["SourceFile"] as? String ?? "?"
+            XCTAssertNil(mine["Warning"], file)
+            for key in sharedKeys {
+                XCTAssertEqual(mine[key] == nil, expected[key] == nil, "\(key) presence for \(file)")
+                if let text = expected[key] as? String {
+                    XCTAssertEqual(mine[key] as? String, text, "\(key) of \(file)")
+                } else if let number = expected[key] as? NSNumber {
+                    let tolerance = key == "GPSAltitude" ? 0.01 : 1e-6
+                    XCTAssertEqual((mine[key] as? NSNumber)?.doubleValue ?? .nan, number.doubleValue, accuracy: tolerance, "\(key) of \(file)")
+                }
+            }
+        }
     }
 }

@@ -46,6 +46,45 @@ final class ManualSamplesTests: XCTestCase {
         XCTAssertTrue(records.contains { $0["Make"] == nil && $0["DateTimeOriginal"] == nil }, "one photo without EXIF")
     }
 
+    /// Each row of the table in samples/README.md against exiftool's reading of the photo.
+    func testReadmeTableTellsWhatEachPhotoCarries() throws {
+        let readme = try String(contentsOfFile: ManualTool.path("samples/README.md"), encoding: .utf8)
+        let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `photos/") }
+            .map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\u{2212}", with: "-") } }
+        XCTAssertEqual(Set(rows.map { $0[0].replacingOccurrences(of: "`photos/", with: "").replacingOccurrences(of: "`", with: "") }),
+                       Set(try photoNames()), "one row per photo")
+        for row in rows {
+            let name = row[0].replacingOccurrences(of: "`", with: "")
+            let result = try ManualTool.run("exiftool", ["-json", "-n", "-Make", "-Model", "-DateTimeOriginal", "-OffsetTimeOriginal",
+                                                         "-GPSLatitude", "-GPSLongitude", "-GPSAltitude", "-Orientation",
+                                                         ManualTool.path("samples/" + name)])
+            let tags = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])?.first)
+            let camera = row[2].components(separatedBy: " / ")
+            if camera.count == 2 {
+                XCTAssertEqual(tags["Make"] as? String, camera[0], name)
+                XCTAssertEqual(tags["Model"] as? String, camera[1], name)
+                let taken = row[3].split(separator: " ")
+                XCTAssertEqual(tags["DateTimeOriginal"] as? String, "\(taken[0].replacingOccurrences(of: "-", with: ":")) \(taken[1])", name)
+                XCTAssertEqual(tags["OffsetTimeOriginal"] as? String, taken[2].hasPrefix("(") ? nil : String(taken[2]), name)
+                XCTAssertEqual(tags["Orientation"] as? Int, Int(row[5].prefix { $0.isNumber }), name)
+            } else {
+                XCTAssertNil(tags["Make"], name)
+                XCTAssertNil(tags["DateTimeOriginal"], name)
+            }
+            guard row[4] != "none" else {
+                XCTAssertNil(tags["GPSLatitude"], name)
+                continue
+            }
+            // "59.9075 N, 10.7530 E, 12.5 m"
+            let parts = row[4].components(separatedBy: ", ").map { $0.split(separator: " ") }
+            let latitude = Double(parts[0][0])! * (parts[0][1] == "S" ? -1 : 1)
+            let longitude = Double(parts[1][0])! * (parts[1][1] == "W" ? -1 : 1)
+            XCTAssertEqual(tags["GPSLatitude"] as? Double ?? .nan, latitude, accuracy: 1e-6, name)
+            XCTAssertEqual(tags["GPSLongitude"] as? Double ?? .nan, longitude, accuracy: 1e-6, name)
+            XCTAssertEqual(tags["GPSAltitude"] as? Double ?? .nan, Double(parts[2][0])!, accuracy: 1e-6, name)
+        }
+    }
+
     func testServerAnswersEveryListedURLAsTheListSays() throws {
         let work = try makeTemporaryDirectory(self)
         let portFile = work.appendingPathComponent("port").path

@@ -96,3 +96,39 @@ final class ThumbsCommandTests: XCTestCase {
         XCTAssertTrue(page.contains("src=\"../library/thumbnails/64/"), "relative to the chosen folder")
     }
 }
+
+final class ThumbsInterruptTests: XCTestCase {
+    /// SIGINT stops after the images in progress: exit 130, what was made is
+    /// recorded, and a later run finishes the rest.
+    func testInterruptStopsCleanlyAndALaterRunFinishes() throws {
+        let library = try PhotoLibraryFixture(self)
+        let first = "originals/2024/05/01/big-00.jpg"
+        try library.addPhoto(first, color: "gray", width: 3000, height: 2000)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: library.root + "/" + first))
+        let count = 12
+        for index in 1..<count {
+            // Bytes after the JPEG end marker are ignored by decoders but give each copy its own hash.
+            let path = String(format: "originals/2024/05/01/big-%02d.jpg", index)
+            try (bytes + Data("copy \(index)".utf8)).write(to: URL(fileURLWithPath: library.root + "/" + path))
+            try library.record(path)
+        }
+        let (process, out, err) = try ShoeboxProcess.start(["thumbs", "--library", library.root, "--size", "2000", "--json", "-j", "1"])
+        let firstLine = out.fileHandleForReading.availableData
+        XCTAssertFalse(firstLine.isEmpty, "a first thumbnail is reported before the interrupt")
+        kill(process.processIdentifier, SIGINT)
+        let rest = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130, stderr)
+        XCTAssertTrue(stderr.contains("interrupted"), stderr)
+        let made = String(decoding: firstLine + rest, as: UTF8.self).split(separator: "\n").count
+        XCTAssertGreaterThan(made, 0)
+        XCTAssertLessThan(made, count, "stopped early")
+        XCTAssertEqual(try library.thumbnails().count, made, "everything made is recorded")
+
+        let finish = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "2000", "--json"])
+        XCTAssertEqual(finish.status, 0, finish.stderr)
+        XCTAssertEqual(finish.stdout.split(separator: "\n").count, count - made)
+        XCTAssertEqual(try library.thumbnails().count, count)
+    }
+}

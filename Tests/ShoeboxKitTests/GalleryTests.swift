@@ -18,8 +18,9 @@ final class GalleryTests: XCTestCase {
         for (index, color) in Self.colors.enumerated() {
             let day = days[index].map { $0.prefix(10).replacingOccurrences(of: ":", with: "/") } ?? "2020/01/01"
             let path = index == 3 ? Self.hostileName : "originals/\(day)/\(color.name).jpg"
-            try ImageFixtures.solid(at: try library.prepare(path), width: index % 2 == 0 ? 640 : 360,
-                                    height: index % 2 == 0 ? 480 : 540, color: color.name)
+            // Landscape only, so the whole page fits the screenshot's viewport.
+            try ImageFixtures.solid(at: try library.prepare(path), width: index % 2 == 0 ? 640 : 480,
+                                    height: index % 2 == 0 ? 480 : 320, color: color.name)
             try library.add(path, takenAt: days[index], make: index == 0 ? "Evil <script>alert(1)</script>" : "Canon",
                             model: "Canon EOS 5D", latitude: 48.8584, longitude: 2.2945)
         }

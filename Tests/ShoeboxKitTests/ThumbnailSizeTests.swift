@@ -30,3 +30,19 @@ final class ThumbnailSizeTests: XCTestCase {
         XCTAssertNil(ThumbnailLayout.parse(thumbnail: "thumbnails/CACHEDIR.TAG"))
     }
 }
+
+final class ThumbnailRendererShrinkTests: XCTestCase {
+    func testJPEGShrinkKeepsAtLeastTheNeededPixels() {
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 256.0 / 4000), 8)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 1024.0 / 4000), 2, "1/4 would give 1000 < 1024 pixels")
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.25), 4)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.2), 4)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.6), 1)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 1), 1)
+    }
+
+    func testTimestampsAreISO8601UTC() {
+        XCTAssertEqual(ThumbnailEngine.timestamp(0), "1970-01-01T00:00:00Z")
+        XCTAssertEqual(ThumbnailEngine.timestamp(1_714_558_830), "2024-05-01T10:20:30Z")
+    }
+}

@@ -98,6 +98,13 @@ final class ThumbnailUpdaterTests: XCTestCase {
         let (_, events) = try update(library, options)
         XCTAssertTrue(events.contains { if case .found(let record) = $0 { return record.path == thumb && record.width == 64 } else { return false } })
         XCTAssertNotNil(try library.catalog.allThumbnails().first { $0.path == thumb })
+
+        // An unreadable thumbnail file the catalog does not know is remade, not trusted.
+        try library.catalog.removeThumbnail(path: thumb)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: library.root + "/" + thumb))
+        let (repaired, _) = try update(library, options)
+        XCTAssertEqual(repaired.made, 1)
+        XCTAssertEqual(try ImageFixtures.size(library.root + "/" + thumb).0, 64)
     }
 
     func testPruneRemovesThumbnailsOfGoneOriginals() throws {
@@ -203,5 +210,36 @@ final class ThumbnailUpdaterTests: XCTestCase {
         // The centre crop of the wide box keeps both halves: red above, blue below.
         XCTAssertGreaterThan(try ImageFixtures.pixel(wide, x: 150, y: 10)[0], 180)
         XCTAssertGreaterThan(try ImageFixtures.pixel(wide, x: 150, y: 110)[2], 180)
+    }
+
+    func testOtherFormatsDecodeAndUntrustedLoadersAreRefused() throws {
+        let library = try TestLibrary(self)
+        for ext in ["png", "gif", "tif", "webp", "bmp"] {
+            let path = "originals/2024/07/01/pic.\(ext)"
+            try ImageFixtures.solid(at: try library.prepare(path), width: 300, height: 200, color: "red")
+            try library.add(path)
+        }
+        // A fully transparent PNG: a JPEG thumbnail shows it on white.
+        let clear = "originals/2024/07/01/clear.png"
+        try ImageFixtures.run(ImageFixtures.convert, ["-size", "300x200", "xc:none", try library.prepare(clear)])
+        try library.add(clear)
+
+        let (summary, events) = try update(library, ThumbnailOptions(sizes: [.init(width: 100, height: 100)]))
+        XCTAssertEqual(summary.made, 5)
+        for ext in ["png", "gif", "tif", "webp"] {
+            let thumb = library.root + "/thumbnails/100/2024/07/01/pic.\(ext).jpg"
+            XCTAssertEqual(try ImageFixtures.size(thumb).0, 100, ext)
+            XCTAssertGreaterThan(try ImageFixtures.pixel(thumb, x: 50, y: 30)[0], 200, ext)
+        }
+        let white = try ImageFixtures.pixel(library.root + "/thumbnails/100/2024/07/01/clear.png.jpg", x: 50, y: 30)
+        XCTAssertFalse(white.isEmpty)
+        XCTAssertTrue(white.allSatisfy { $0 >= 250 }, "transparent parts go on white, not black: \(white)")
+        // BMP is only readable through ImageMagick, a loader libvips marks untrusted.
+        var failures: [String] = []
+        for case .failed(let source, let error) in events {
+            failures.append(source.path)
+            XCTAssertTrue(error.description.hasPrefix(source.path + ":"), "\(error)")
+        }
+        XCTAssertEqual(failures, ["originals/2024/07/01/pic.bmp"])
     }
 }

@@ -73,8 +73,10 @@ void shim_free(void *pointer);
 #endif
 
 // ---- libvips: thumbnails (Thumbnails area) ----
-// One-time setup for batch work: vips_init, then the given per-image
-// concurrency, no operation cache, and libvips' per-tile warnings silenced.
+// One-time setup for batch work: one malloc arena and fixed mmap/trim
+// thresholds (so freed image buffers leave the heap), vips_init, the given
+// per-image concurrency, no operation cache, untrusted loaders (ImageMagick...)
+// blocked, libvips' per-tile warnings silenced.
 // Returns 0 on success.
 int shim_vips_setup_batch(const char *argv0, int concurrency);
 // Shrink-on-load thumbnail, never enlarging, EXIF orientation applied; with
@@ -93,3 +95,11 @@ int shim_vips_thumbnail_derived(VipsImage *in, VipsImage **out, int width, int h
 int shim_vips_to_srgb8(VipsImage *in, VipsImage **out, int flatten_alpha);
 // Drops a reference to a vips image (g_object_unref is fine too; typed for Swift).
 void shim_vips_unref(VipsImage *image);
+// Like shim_vips_thumbnail_srgb for a JPEG, but decoded at a DCT scale of
+// 1/shrink (1, 2, 4 or 8) chosen by the caller (libvips' own choice leaves a
+// factor of two more pixels than needed), then resized, rotated and colour
+// converted by vips_thumbnail_image. 0 on success.
+int shim_vips_thumbnail_jpeg(const char *path, VipsImage **out, int width, int height, int crop, int has_icc,
+                             int shrink);
+// Whether a header-opened image came from the JPEG loader.
+int shim_vips_is_jpeg(VipsImage *image);

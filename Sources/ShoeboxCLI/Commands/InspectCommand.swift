@@ -14,7 +14,8 @@ public enum InspectCommand: Command {
         ],
         discussion: """
         PATH is a file or a directory (recursed, in path order). With --library and no PATH, every original in
-        the catalog is inspected, in library order. Pixels are never decoded: only the headers are read.
+        the catalog is inspected, in library order; with --library, a relative PATH that does not exist here is
+        taken inside the library (e.g. originals/2024/05/01). Pixels are never decoded: only the headers are read.
         Exit status: 0 every file read, 1 some file could not be read, 2 usage, 4 library unusable.
         """
     )
@@ -36,9 +37,12 @@ public enum InspectCommand: Command {
                 return ExitStatus.libraryUnusable
             }
         } else {
-            paths = PhotoFileFinder.expand(arguments.positionals)
+            paths = PhotoFileFinder.expand(arguments.positionals.map { resolve($0, library: arguments.value("library")) })
         }
+        if paths.isEmpty { console.error("inspect: no photos found in \(arguments.positionals.isEmpty ? "the catalog" : arguments.positionals.joined(separator: ", "))") }
         var failed = 0, count = 0
+        // Progress (stderr, terminals only) when the data goes elsewhere, so the two never interleave.
+        let showProgress = isatty(STDOUT_FILENO) == 0 && paths.count > 1
         if json { console.out("[") }
         // Formatting runs on the reader threads; printing stays in input order here.
         MetadataBatch.read(paths, includeAllTags: all, transform: { item in
@@ -46,6 +50,9 @@ public enum InspectCommand: Command {
         }) { rendered in
             count += 1
             if rendered.failed { failed += 1 }
+            if showProgress, count % 64 == 0 || count == paths.count {
+                console.progress("inspect: \(count) of \(paths.count) files")
+            }
             if json {
                 console.out(rendered.text + (count < paths.count ? "," : ""))
             } else if rendered.failed {
@@ -55,6 +62,7 @@ public enum InspectCommand: Command {
             }
         }
         if json { console.out("]") }
+        if showProgress { console.clearProgress() }
         if failed > 0 {
             console.error("inspect: \(failed) of \(paths.count) files could not be read")
             return ExitStatus.someFailed
@@ -73,5 +81,12 @@ public enum InspectCommand: Command {
         case .failure(let error):
             return (error.description, true)
         }
+    }
+
+    /// A relative PATH missing from the current folder but present in the library is taken from the library.
+    private static func resolve(_ path: String, library: String?) -> String {
+        guard let library, !path.hasPrefix("/"), !FileManager.default.fileExists(atPath: path) else { return path }
+        let inLibrary = LibraryLayout(root: library).absolute(path)
+        return FileManager.default.fileExists(atPath: inLibrary) ? inLibrary : path
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ShoeboxKit
 
 /// How `inspect` prints one file: a block for people, or a JSON object
@@ -21,7 +22,7 @@ enum InspectPrinter {
             }
             if includeAllTags {
                 for tag in metadata.tags where seen.insert(tag.name).inserted {
-                    let value = tag.numbers.count == 1 ? JSONText.number(tag.numbers[0]) : JSONText.string(tag.value)
+                    let value = tag.numbers.count == 1 ? JSONText.number(tag.numbers[0]) : JSONText.textOrNumber(tag.value)
                     members.append((tag.name, value))
                 }
             }
@@ -34,7 +35,7 @@ enum InspectPrinter {
 
     private static func jsonValue(_ value: MetadataValue) -> String {
         switch value {
-        case .text(let text): return JSONText.string(text)
+        case .text(let text): return JSONText.textOrNumber(text)
         case .number(let number): return JSONText.number(number)
         }
     }
@@ -168,5 +169,3 @@ enum InspectPrinter {
         return text
     }
 }
-
-import Foundation

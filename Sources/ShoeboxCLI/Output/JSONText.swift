@@ -1,3 +1,5 @@
+import ShoeboxKit
+
 /// Minimal JSON writing for data printed on stdout: strings escaped per RFC 8259,
 /// numbers as exiftool -n prints them (non-finite numbers become null).
 enum JSONText {
@@ -23,6 +25,36 @@ enum JSONText {
         return out + "\""
     }
 
+    /// Text that exiftool -json would print as a number ("1.10", "-3", "2e5") goes out unquoted, as exiftool
+    /// does; anything else as a string.
+    static func textOrNumber(_ text: String) -> String {
+        looksLikeNumber(text) ? text : string(text)
+    }
+
+    /// exiftool's test: -?(\d|[1-9]\d{1,14})(\.\d{1,16})?(e[-+]?\d{1,3})?, the whole text.
+    static func looksLikeNumber(_ text: String) -> Bool {
+        var rest = Substring(text).utf8[...]
+        func digits() -> Int {
+            let count = rest.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            rest = rest.dropFirst(count)
+            return count
+        }
+        if rest.first == 0x2D { rest = rest.dropFirst() }
+        let first = rest.first
+        let integer = digits()
+        guard integer >= 1, integer <= 15, integer == 1 || first != 0x30 else { return false }
+        if rest.first == 0x2E {
+            rest = rest.dropFirst()
+            guard (1...16).contains(digits()) else { return false }
+        }
+        if rest.first == 0x65 || rest.first == 0x45 {
+            rest = rest.dropFirst()
+            if rest.first == 0x2B || rest.first == 0x2D { rest = rest.dropFirst() }
+            guard (1...3).contains(digits()) else { return false }
+        }
+        return rest.isEmpty
+    }
+
     static func number(_ value: Double) -> String {
         value.isFinite ? NumberText.format(value) : "null"
     }
@@ -42,5 +74,3 @@ enum JSONText {
         return out + "}"
     }
 }
-
-import ShoeboxKit

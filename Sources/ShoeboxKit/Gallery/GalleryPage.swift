@@ -75,7 +75,7 @@ public struct GalleryPage {
     body{margin:0;padding:1rem;font:14px/1.4 system-ui,sans-serif;background:#f4f4f2;color:#222}
     header h1{font-size:1.4rem;margin:0}header p{margin:.2rem 0 1rem;color:#555}
     h2{font-size:1.1rem;margin:1.5rem 0 .5rem;border-bottom:1px solid #ccc}
-    .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:.75rem}
+    .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:.75rem;align-items:start}
     figure{margin:0;background:#fff;padding:.4rem;border:1px solid #ddd}
     figure a{display:block}
     img{display:block;width:100%;height:auto;object-fit:contain}

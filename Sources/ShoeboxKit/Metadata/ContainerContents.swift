@@ -24,7 +24,7 @@ struct ContainerContents {
     mutating func setExif(_ payload: [UInt8], from place: String) {
         guard exif == nil else { return }
         var block = payload[...]
-        if block.starts(with: ExifBlockReader.exifHeader) { block = block.dropFirst(ExifBlockReader.exifHeader.count) }
+        if ExifBlockReader.hasExifHeader(block) { block = block.dropFirst(ExifBlockReader.exifHeader.count) }
         guard TIFFStructure.isTIFFHeader(Array(block.prefix(4))) else {
             warnings.append("\(place) does not hold a TIFF structure; EXIF ignored")
             return

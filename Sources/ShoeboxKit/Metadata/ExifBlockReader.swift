@@ -11,6 +11,16 @@ import CShim
 /// looked up in the GPS IFD only (their numbers collide with Interop tags).
 enum ExifBlockReader {
     static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+
+    /// "Exif\0" and one more byte (normally 0; some writers put 0xFF), as exiftool accepts.
+    static func hasExifHeader<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+        bytes.count >= 6 && bytes.prefix(5).elementsEqual(exifHeader.prefix(5))
+    }
+
+    /// Whether a profile holds EXIF: an Exif header or a TIFF header at its start.
+    static func looksLikeExif(_ bytes: [UInt8]) -> Bool {
+        hasExifHeader(bytes) || TIFFStructure.isTIFFHeader(Array(bytes.prefix(4)))
+    }
     /// libexif addresses at most 64 KiB of a block (the size of a JPEG APP1 segment).
     static let maximumBlockSize = 0xFFFE
 
@@ -72,6 +82,24 @@ enum ExifBlockReader {
             }
         }
         fields.apply(to: &metadata)
+        if includeAllTags { addOmittedTags(repacked.omitted, to: &metadata) }
+    }
+
+    /// Lists the tags the compact block left out, then keeps every group together in report order.
+    private static func addOmittedTags(_ omitted: [TIFFStructure.Omitted], to metadata: inout PhotoMetadata) {
+        guard !omitted.isEmpty else { return }
+        for tag in omitted {
+            guard let ifd = groups.first(where: { $0.name == tag.group })?.ifd else { continue }
+            let text = tag.value?.displayText ?? "(\(tag.byteCount) bytes, not decoded)"
+            metadata.tags.append(ExifTag(
+                group: tag.group, name: tagName(tag.tag, ifd: ifd), id: tag.tag, value: text,
+                numbers: tag.value?.numbers.compactMap { $0 } ?? []))
+        }
+        let order = Dictionary(uniqueKeysWithValues: groups.enumerated().map { ($0.element.name, $0.offset) })
+        metadata.tags = metadata.tags.enumerated().sorted {
+            let left = order[$0.element.group] ?? 99, right = order[$1.element.group] ?? 99
+            return left != right ? left < right : $0.offset < $1.offset
+        }.map(\.element)
     }
 
     /// The tag's name in the EXIF specification, or "Tag0xNNNN" when libexif does not know it.

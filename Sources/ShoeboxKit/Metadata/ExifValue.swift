@@ -1,6 +1,6 @@
 /// One EXIF entry's value decoded from its raw bytes with the block's byte order.
 enum ExifValue: Equatable {
-    /// ASCII (stops at the first NUL; the value need not be NUL-terminated).
+    /// ASCII (stops at the first NUL; the value need not be NUL-terminated; trailing blanks dropped).
     case text(String)
     /// BYTE, SHORT, LONG, their signed forms, FLOAT and DOUBLE.
     case integers([Int64])
@@ -47,7 +47,9 @@ enum ExifValue: Equatable {
         }
         switch format {
         case 2:
-            let stop = raw.prefix(n).firstIndex(of: 0) ?? min(n, raw.count)
+            var stop = raw.prefix(n).firstIndex(of: 0) ?? min(n, raw.count)
+            // Trailing blanks are padding (cameras pad Model to a fixed width); exiftool drops them too.
+            while stop > 0, [0x20, 0x09, 0x0A, 0x0D].contains(raw[stop - 1]) { stop -= 1 }
             self = .text(String(decoding: raw[..<stop], as: UTF8.self))
         case 7:
             self = .bytes(Array(raw.prefix(n)))

@@ -22,7 +22,7 @@ enum ISOMediaContainer {
 
     static func read(_ source: ByteSource, format: ImageFormat) throws -> ContainerContents {
         var contents = ContainerContents(format: format)
-        guard let meta = try findMeta(source, warnings: &contents.warnings) else {
+        guard let meta = try topLevelBox("meta", in: source, warnings: &contents.warnings) else {
             if contents.warnings.isEmpty { contents.warnings.append("\(format.rawValue.uppercased()) has no meta box") }
             return contents
         }
@@ -35,7 +35,12 @@ enum ISOMediaContainer {
            let size = imageSize(meta, iprp: iprp, item: primary, warnings: &contents.warnings) {
             contents.setSize(width: size.0, height: size.1)
         }
-        guard let iinf = child("iinf"), let exifItem = exifItemID(meta, iinf, warnings: &contents.warnings) else {
+        guard let iinf = child("iinf") else { return contents }
+        let exifItems = exifItemIDs(meta, iinf, warnings: &contents.warnings)
+        // Several Exif items (one per image): take the one whose `cdsc` reference names the primary item.
+        let describesPrimary = child("iref").map { contentDescriptions(meta, $0, warnings: &contents.warnings) } ?? [:]
+        guard let exifItem = exifItems.first(where: { item in primary.map { describesPrimary[item]?.contains($0) ?? false } ?? false })
+            ?? exifItems.first else {
             return contents
         }
         guard let iloc = child("iloc"), let location = locate(meta, iloc, item: exifItem, warnings: &contents.warnings) else {
@@ -60,8 +65,8 @@ enum ISOMediaContainer {
         return contents
     }
 
-    /// The payload of the top-level `meta` box, reading only box headers on the way.
-    private static func findMeta(_ source: ByteSource, warnings: inout [String]) throws -> [UInt8]? {
+    /// The payload of the first top-level box of `wanted` type, reading only box headers on the way.
+    static func topLevelBox(_ wanted: String, in source: ByteSource, warnings: inout [String]) throws -> [UInt8]? {
         var offset = 0
         for _ in 0..<maximumBoxes {
             guard let header = try source.exactly(at: offset, count: 8) else { return nil }
@@ -81,13 +86,13 @@ enum ISOMediaContainer {
                 warnings.append("ISO box \(type) at byte \(offset) has an impossible size \(size)")
                 return nil
             }
-            if type == "meta" {
+            if type == wanted {
                 guard size <= maximumMetaSize else {
-                    warnings.append("meta box of \(size) bytes is too large to read")
+                    warnings.append("\(type) box of \(size) bytes is too large to read")
                     return nil
                 }
                 let payload = try source.bytes(at: offset + headerLength, count: size - headerLength)
-                if payload.count < size - headerLength { warnings.append("meta box is cut off (file truncated)") }
+                if payload.count < size - headerLength { warnings.append("\(type) box is cut off (file truncated)") }
                 return payload
             }
             guard size <= source.size - offset else { return nil }
@@ -132,12 +137,13 @@ enum ISOMediaContainer {
     }
 
     /// The item ID of the first `infe` entry of type "Exif".
-    private static func exifItemID(_ meta: [UInt8], _ iinf: Box, warnings: inout [String]) -> Int? {
+    private static func exifItemIDs(_ meta: [UInt8], _ iinf: Box, warnings: inout [String]) -> [Int] {
         let p = iinf.payload
-        guard p.count >= 6 else { return nil }
+        guard p.count >= 6 else { return [] }
         let version = meta[p.lowerBound]
         let entriesStart = p.lowerBound + 4 + (version == 0 ? 2 : 4)
-        guard entriesStart <= p.upperBound else { return nil }
+        guard entriesStart <= p.upperBound else { return [] }
+        var items: [Int] = []
         for infe in boxes(in: meta, range: entriesStart..<p.upperBound, warnings: &warnings) where infe.type == "infe" {
             let q = infe.payload
             guard q.count >= 4 else { continue }
@@ -147,10 +153,27 @@ enum ISOMediaContainer {
             let typeOffset = q.lowerBound + 4 + idLength + 2
             guard typeOffset + 4 <= q.upperBound else { continue }
             if String(decoding: meta[typeOffset..<typeOffset + 4], as: UTF8.self) == "Exif" {
-                return Int(bigEndian(meta, q.lowerBound + 4, idLength))
+                items.append(Int(bigEndian(meta, q.lowerBound + 4, idLength)))
             }
         }
-        return nil
+        return items
+    }
+
+    /// The `cdsc` ("content describes") references of `iref`: item ID -> the items it describes.
+    private static func contentDescriptions(_ meta: [UInt8], _ iref: Box, warnings: inout [String]) -> [Int: [Int]] {
+        let p = iref.payload
+        guard p.count >= 4 else { return [:] }
+        let idLength = meta[p.lowerBound] == 0 ? 2 : 4
+        var references: [Int: [Int]] = [:]
+        for reference in boxes(in: meta, range: p.lowerBound + 4..<p.upperBound, warnings: &warnings) where reference.type == "cdsc" {
+            var reader = FieldReader(data: meta, range: reference.payload)
+            guard let from = reader.read(idLength), let count = reader.read(2) else { continue }
+            for _ in 0..<count {
+                guard let to = reader.read(idLength) else { break }
+                references[Int(from), default: []].append(Int(to))
+            }
+        }
+        return references
     }
 
     /// The iloc entry of `item`.
@@ -173,8 +196,10 @@ enum ISOMediaContainer {
                 guard let value = reader.read(2) else { return nil }
                 method = value & 0xF
             }
-            guard reader.skip(2), let base = reader.read(baseOffsetSize), let extentCount = reader.read(2) else { return nil }
+            guard reader.skip(2), let base = reader.read(baseOffsetSize), let declaredExtents = reader.read(2) else { return nil }
             var extents: [(Int, Int)] = []
+            // Zero-width fields make every extent (0, 0) and consume nothing: one stands for all.
+            let extentCount = indexSize + offsetSize + lengthSize == 0 ? min(declaredExtents, 1) : declaredExtents
             for _ in 0..<extentCount {
                 guard reader.skip(indexSize), let offset = reader.read(offsetSize), let length = reader.read(lengthSize),
                       offset <= UInt64(Int.max / 2), length <= UInt64(Int.max / 2) else { return nil }

@@ -32,6 +32,10 @@ enum JPEGContainer {
             }
             let payloadOffset = offset + 4, payloadLength = length - 2
             if marker == 0xDA { break }  // SOS: image data follows, nothing more to read
+            let cutOff = payloadLength > source.size - payloadOffset
+            if cutOff {
+                contents.warnings.append("JPEG segment 0x\(hex(marker)) at byte \(offset) runs past the end of the file (truncated)")
+            }
             if marker == 0xE1, contents.exif == nil {
                 try readAPP1(source, at: payloadOffset, length: payloadLength, into: &contents)
             } else if isFrameHeader(marker), contents.width == nil {
@@ -44,6 +48,7 @@ enum JPEGContainer {
                     break
                 }
             }
+            if cutOff { break }
             offset = payloadOffset + payloadLength
         }
         if contents.width == nil, !contents.warnings.isEmpty || contents.exif != nil {
@@ -53,13 +58,9 @@ enum JPEGContainer {
     }
 
     private static func readAPP1(_ source: ByteSource, at offset: Int, length: Int, into contents: inout ContainerContents) throws {
-        guard let prefix = try source.exactly(at: offset, count: min(length, 6)),
-              prefix.starts(with: ExifBlockReader.exifHeader) else { return }  // XMP or other APP1
-        let payload = try source.bytes(at: offset, count: length)
-        if payload.count < length {
-            contents.warnings.append("JPEG EXIF segment is cut off (\(payload.count) of \(length) bytes; file truncated)")
-        }
-        contents.setExif(payload, from: "JPEG APP1 segment")
+        guard length >= 6, let prefix = try source.exactly(at: offset, count: 6),
+              ExifBlockReader.hasExifHeader(prefix) else { return }  // XMP or other APP1
+        contents.setExif(try source.bytes(at: offset, count: length), from: "JPEG APP1 segment")
     }
 
     /// SOF0...SOF15 except DHT (C4), JPG (C8) and DAC (CC).

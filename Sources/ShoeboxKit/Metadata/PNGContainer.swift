@@ -43,7 +43,11 @@ enum PNGContainer {
                    let keyword = try source.exactly(at: dataOffset, count: min(length, 80)),
                    isRawExifProfile(keyword) {
                     let chunk = try source.bytes(at: dataOffset, count: length)
-                    rawProfile = decodeTextChunk(type: type, chunk, warnings: &contents.warnings)
+                    // "Raw profile type APP1" may hold XMP instead: only an EXIF/TIFF profile counts.
+                    if let profile = decodeTextChunk(type: type, chunk, warnings: &contents.warnings),
+                       ExifBlockReader.looksLikeExif(profile) {
+                        rawProfile = profile
+                    }
                 }
             case "IEND":
                 return finish(contents, rawProfile)

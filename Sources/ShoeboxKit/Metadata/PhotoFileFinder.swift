@@ -9,10 +9,11 @@ public enum PhotoFileFinder {
 
     public static func expand(_ paths: [String]) -> [String] {
         var result: [String] = []
+        var visited = Set<FolderIdentity>()
         for path in paths {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                result += photos(under: path)
+                result += photos(under: path, visited: &visited)
             } else {
                 result.append(path)  // missing or unreadable files are reported by the reader
             }
@@ -22,6 +23,20 @@ public enum PhotoFileFinder {
 
     /// Photos under `directory`, sorted by path, recursing into subfolders.
     public static func photos(under directory: String) -> [String] {
+        var visited = Set<FolderIdentity>()
+        return photos(under: directory, visited: &visited)
+    }
+
+    /// A folder's device and inode: a folder reached twice (symbolic link cycles) is walked once.
+    struct FolderIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    private static func photos(under directory: String, visited: inout Set<FolderIdentity>) -> [String] {
+        var info = stat()
+        guard stat(directory, &info) == 0,
+              visited.insert(FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { return [] }
         let base = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return [] }
         var result: [String] = []
@@ -30,7 +45,7 @@ public enum PhotoFileFinder {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
             if isDirectory.boolValue {
-                result += photos(under: path)
+                result += photos(under: path, visited: &visited)
             } else if looksLikePhoto(path) {
                 result.append(path)
             }

@@ -11,7 +11,22 @@ enum TIFFStructure {
         var mainImageSize: (width: Int, height: Int)?
         /// IFD0 has a DNGVersion tag.
         var isDNG = false
+        /// Tags left out of the compact block (offsets into the original, maker notes), for `inspect --all`.
+        var omitted: [Omitted] = []
     }
+
+    /// A tag present in the source but not copied into the compact block.
+    struct Omitted {
+        var group: String
+        var tag: UInt16
+        var count: Int
+        /// The value when it is small numbers (offsets, lengths); nil for maker notes and long tables.
+        var value: ExifValue?
+        var byteCount: Int
+    }
+
+    /// The IFD names reported by `inspect --all`; SubIFDs are read for the pixel size only.
+    static let reportedGroups: Set<String> = ["IFD0", "ExifIFD", "GPS", "Interop", "IFD1"]
 
     struct Entry {
         var tag: UInt16
@@ -25,6 +40,8 @@ enum TIFFStructure {
     static let maximumEntries = 1000
     /// Values larger than this (maker notes, strip tables) are left out of the compact block.
     static let maximumValueSize = 24 * 1024
+    /// All out-of-line values together stay within what libexif can address (64 KiB with headers).
+    static let valueBudget = 56 * 1024
     static let exifPointer: UInt16 = 0x8769, gpsPointer: UInt16 = 0x8825, interopPointer: UInt16 = 0xA005
     static let subIFDs: UInt16 = 0x014A
     /// Tags whose values are offsets into the original file: meaningless once repacked.
@@ -32,6 +49,20 @@ enum TIFFStructure {
 
     static func isTIFFHeader(_ b: [UInt8]) -> Bool {
         b.count >= 4 && (b[0...3] == [0x49, 0x49, 0x2A, 0x00] || b[0...3] == [0x4D, 0x4D, 0x00, 0x2A])
+    }
+
+    /// One compact block from Canon CR3's separate IFD0 (CMT1), ExifIFD (CMT2) and GPS (CMT4) TIFFs.
+    static func combine(ifd0: ByteSource, exif: ByteSource?, gps: ByteSource?) -> Repacked {
+        var reader = Reader(source: ifd0)
+        var result = Repacked()
+        do {
+            try reader.combine(exifSource: exif, gpsSource: gps, &result)
+        } catch {
+            result.warnings.append("TIFF structure: \(error)")
+        }
+        result.warnings += reader.warnings
+        result.omitted = reader.omitted
+        return result
     }
 
     static func repack(_ source: ByteSource) -> Repacked {
@@ -43,6 +74,7 @@ enum TIFFStructure {
             result.warnings.append("TIFF structure: \(error)")
         }
         result.warnings += reader.warnings
+        result.omitted = reader.omitted
         return result
     }
 
@@ -52,31 +84,16 @@ enum TIFFStructure {
         var bigEndian = false
         var visited: Set<Int> = []
         var warnings: [String] = []
+        var omitted: [Omitted] = []
+        /// Bytes of out-of-line values still allowed into the compact block.
+        var budget = TIFFStructure.valueBudget
 
         init(source: ByteSource) {
             self.source = source
         }
 
         mutating func run(_ result: inout Repacked) throws {
-            guard let header = try source.exactly(at: 0, count: 8) else {
-                warnings.append("TIFF header cut off (file truncated)")
-                return
-            }
-            switch (header[0], header[1]) {
-            case (0x49, 0x49): bigEndian = false
-            case (0x4D, 0x4D): bigEndian = true
-            default:
-                warnings.append("not a TIFF structure (byte order mark missing)")
-                return
-            }
-            let magic = uint(header, 2, 2)
-            // 42: TIFF; 0x4F52/0x5352: Olympus ORF; 0x55: Panasonic RW2.
-            guard [42, 0x4F52, 0x5352, 0x55].contains(magic) else {
-                warnings.append("not a TIFF structure (magic number \(magic))")
-                return
-            }
-            let ifd0Offset = Int(uint(header, 4, 4))
-            guard let (ifd0, next) = try readIFD(at: ifd0Offset, name: "IFD0") else { return }
+            guard let (ifd0, next) = try readFirstIFD(name: "IFD0") else { return }
             result.isDNG = ifd0.contains { $0.tag == 0xC612 }
             result.mainImageSize = try mainImageSize(ifd0: ifd0)
             let exif = try child(of: ifd0, pointer: TIFFStructure.exifPointer, name: "ExifIFD")
@@ -87,7 +104,53 @@ enum TIFFStructure {
             result.tiff = write(ifd0: ifd0, exif: exif, gps: gps, interop: interop, ifd1: ifd1)
         }
 
-        private mutating func child(of parent: [Entry], pointer: UInt16, name: String) throws -> [Entry]? {
+        /// Reads the header (setting the byte order) and the first IFD, reported as `name`.
+        mutating func readFirstIFD(name: String) throws -> ([Entry], Int)? {
+            guard let header = try source.exactly(at: 0, count: 8) else {
+                warnings.append("TIFF header cut off (file truncated)")
+                return nil
+            }
+            switch (header[0], header[1]) {
+            case (0x49, 0x49): bigEndian = false
+            case (0x4D, 0x4D): bigEndian = true
+            default:
+                warnings.append("not a TIFF structure (byte order mark missing)")
+                return nil
+            }
+            let magic = uint(header, 2, 2)
+            // 42: TIFF; 0x4F52/0x5352: Olympus ORF; 0x55: Panasonic RW2.
+            guard [42, 0x4F52, 0x5352, 0x55].contains(magic) else {
+                warnings.append("not a TIFF structure (magic number \(magic))")
+                return nil
+            }
+            return try readIFD(at: Int(uint(header, 4, 4)), name: name)
+        }
+
+        /// Canon CR3 keeps IFD0, ExifIFD and GPS as three separate TIFFs (CMT1, CMT2, CMT4): this reader
+        /// holds CMT1; the others are read with their own readers and written into one compact block.
+        mutating func combine(exifSource: ByteSource?, gpsSource: ByteSource?, _ result: inout Repacked) throws {
+            guard let (ifd0, _) = try readFirstIFD(name: "IFD0") else { return }
+            result.mainImageSize = try mainImageSize(ifd0: ifd0)
+            func first(_ source: ByteSource?, name: String, then: ((inout Reader, [Entry]) throws -> [Entry]?)? = nil)
+                throws -> ([Entry]?, [Entry]?) {
+                guard let source else { return (nil, nil) }
+                var reader = Reader(source: source)
+                defer { warnings += reader.warnings }
+                guard let (entries, _) = try reader.readFirstIFD(name: name) else { return (nil, nil) }
+                guard reader.bigEndian == bigEndian else {
+                    reader.warnings.append("\(name) uses another byte order than IFD0; skipped")
+                    return (nil, nil)
+                }
+                return (entries, try then?(&reader, entries))
+            }
+            let (exif, interop) = try first(exifSource, name: "ExifIFD") { reader, entries in
+                try reader.child(of: entries, pointer: TIFFStructure.interopPointer, name: "Interop")
+            }
+            let (gps, _) = try first(gpsSource, name: "GPS")
+            result.tiff = write(ifd0: ifd0, exif: exif, gps: gps, interop: interop, ifd1: nil)
+        }
+
+        mutating func child(of parent: [Entry], pointer: UInt16, name: String) throws -> [Entry]? {
             guard let entry = parent.first(where: { $0.tag == pointer }) else { return nil }
             guard entry.data.count >= 4 else {
                 warnings.append("\(name) pointer is malformed")
@@ -108,7 +171,8 @@ enum TIFFStructure {
             }
             guard let countBytes = try source.exactly(at: offset, count: 2) else { return nil }
             var count = Int(uint(countBytes, 0, 2))
-            if count == 0 || count > TIFFStructure.maximumEntries {
+            if count == 0 { return ([], 0) }  // an empty IFD is legal
+            if count > TIFFStructure.maximumEntries {
                 warnings.append("\(name) declares an absurd number of entries (\(count)); skipped")
                 return nil
             }
@@ -121,13 +185,22 @@ enum TIFFStructure {
             var entries: [Entry] = []
             for index in 0..<count {
                 let base = index * 12
-                let tag = UInt16(uint(table, base, 2)), type = UInt16(uint(table, base + 2, 2))
+                let tag = UInt16(uint(table, base, 2))
+                var type = UInt16(uint(table, base + 2, 2))
+                if type == 13 { type = 4 }  // TIFF "IFD" type: an offset, stored like LONG
                 let components = UInt32(uint(table, base + 4, 4))
                 guard let size = ExifValue.componentSize(format: UInt32(type)) else {
                     warnings.append("\(name) tag 0x\(String(tag, radix: 16)) has an unknown value type \(type); skipped")
                     continue
                 }
                 let length = Int(components) * size
+                if TIFFStructure.droppedTags.contains(tag), TIFFStructure.reportedGroups.contains(name) {
+                    let inline = length <= 4 ? Array(table[base + 8..<base + 8 + length]) : nil
+                    omitted.append(Omitted(
+                        group: name, tag: tag, count: Int(components),
+                        value: inline.flatMap { ExifValue(format: UInt32(type), count: Int(components), raw: $0, bigEndian: bigEndian) },
+                        byteCount: length))
+                }
                 if length <= 4 {
                     entries.append(Entry(tag: tag, type: type, count: components, data: Array(table[base + 8..<base + 8 + length])))
                     continue
@@ -138,8 +211,13 @@ enum TIFFStructure {
                     warnings.append("\(name) tag 0x\(String(tag, radix: 16)) points outside the data (\(length) bytes at \(valueOffset)); skipped")
                     continue
                 }
-                if length > TIFFStructure.maximumValueSize && tag != TIFFStructure.subIFDs { continue }
+                if length > TIFFStructure.maximumValueSize { continue }
+                guard length <= budget else {
+                    warnings.append("\(name) tag 0x\(String(tag, radix: 16)) left out: the EXIF values exceed 64 KiB in all")
+                    continue
+                }
                 guard let data = try source.exactly(at: valueOffset, count: length) else { continue }
+                budget -= length
                 entries.append(Entry(tag: tag, type: type, count: components, data: data))
             }
             let next = table.count >= count * 12 + 4 ? Int(uint(table, count * 12, 4)) : 0

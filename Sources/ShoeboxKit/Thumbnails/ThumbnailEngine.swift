@@ -118,14 +118,19 @@ public final class ThumbnailEngine: @unchecked Sendable {
                 stale.append(target)
                 continue
             }
-            if !recorded.contains(target.path), let record = describeExisting(target, of: source) {
+            if !recorded.contains(target.path) {
+                // A file the catalog does not know: record it, or remake it if unreadable.
+                guard let record = describeExisting(target, of: source) else {
+                    stale.append(target)
+                    continue
+                }
                 events.append(.found(record))
             }
         }
         guard !stale.isEmpty else { return events + [.upToDate(source)] }
         do {
             let made = try renderer.render(original: source.path, targets: stale)
-            let now = ISO8601DateFormatter().string(from: Date())
+            let now = Self.timestamp(time(nil))
             for item in made {
                 let record = ThumbnailRecord(
                     originalSHA256: source.sha256, size: item.target.size.name, path: item.target.path,
@@ -151,11 +156,19 @@ public final class ThumbnailEngine: @unchecked Sendable {
         defer { shim_vips_unref(header) }
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        let created = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
         return ThumbnailRecord(
             originalSHA256: source.sha256, size: target.size.name, path: target.path, format: options.format.rawValue,
             width: Int(vips_image_get_width(header)), height: Int(vips_image_get_height(header)),
-            bytes: Int64(info.st_size), createdAt: ISO8601DateFormatter().string(from: created))
+            bytes: Int64(info.st_size), createdAt: Self.timestamp(info.st_mtim.tv_sec))
+    }
+
+    /// ISO 8601 UTC ("2024-05-01T10:20:30Z") without a formatter object per call.
+    static func timestamp(_ seconds: time_t) -> String {
+        var parts = tm()
+        var value = seconds
+        gmtime_r(&value, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 
     /// Modification time in nanoseconds since the epoch, nil if the file is absent.

@@ -3,8 +3,8 @@ import CVips
 import Foundation
 
 /// Makes a set of thumbnails of one image from a single decode: the largest is
-/// made through libvips' shrink-on-load thumbnail, the smaller ones are derived
-/// from it in memory. The pixel count is checked from the header first.
+/// made with shrink-on-load, the smaller ones are derived from it in memory.
+/// The pixel count is checked from the header first (decompression bombs).
 struct ThumbnailRenderer {
     let options: ThumbnailOptions
     let libraryRoot: String
@@ -12,26 +12,34 @@ struct ThumbnailRenderer {
     /// is then streamed from the file on its own, so memory stays bounded.
     static let sharedDecodeLimit = 16_000_000
 
-    /// Writes every target for the original at `original` (relative path).
-    func render(original: String, targets: [ThumbnailTarget]) throws -> [RenderedThumbnail] {
-        let file = libraryRoot + "/" + original
-        let (width, height, hasICC) = try inspect(file, name: original)
-        let scales = targets.map { scale(for: $0.size, width: width, height: height) }
-        guard targets.count > 1, let primary = scales.indices.max(by: { scales[$0] < scales[$1] }) else {
-            return try targets.map { try renderAlone(file: file, name: original, target: $0, hasICC: hasICC) }
-        }
-        let sharedScale = scales[primary]
-        let sharedPixels = Double(width) * sharedScale * Double(height) * sharedScale
-        if sharedPixels > Double(Self.sharedDecodeLimit) {
-            return try targets.map { try renderAlone(file: file, name: original, target: $0, hasICC: hasICC) }
-        }
-        return try renderShared(file: file, name: original, targets: targets, primary: primary,
-                                width: width, height: height, scale: sharedScale, hasICC: hasICC)
+    /// What the header says about an original.
+    struct Source {
+        let file: String
+        let name: String
+        /// Upright size (EXIF orientation applied).
+        let width: Int
+        let height: Int
+        let hasICC: Bool
+        let isJPEG: Bool
     }
 
-    /// Width and height once upright, and whether an ICC profile is embedded;
-    /// refuses images over --max-pixels.
-    private func inspect(_ file: String, name: String) throws -> (Int, Int, Bool) {
+    /// Writes every target for the original at `original` (relative path).
+    func render(original: String, targets: [ThumbnailTarget]) throws -> [RenderedThumbnail] {
+        let source = try inspect(libraryRoot + "/" + original, name: original)
+        let scales = targets.map { scale(for: $0.size, of: source) }
+        guard targets.count > 1, let primary = scales.indices.max(by: { scales[$0] < scales[$1] }) else {
+            return try targets.map { try renderAlone(source, target: $0) }
+        }
+        let sharedScale = scales[primary]
+        let sharedPixels = Double(source.width) * sharedScale * Double(source.height) * sharedScale
+        if sharedPixels > Double(Self.sharedDecodeLimit) {
+            return try targets.map { try renderAlone(source, target: $0) }
+        }
+        return try renderShared(source, targets: targets, primary: primary, scale: sharedScale)
+    }
+
+    /// Reads the header only; refuses images over --max-pixels.
+    private func inspect(_ file: String, name: String) throws -> Source {
         guard FileManager.default.fileExists(atPath: file) else { throw ThumbnailError.originalMissing(name) }
         guard let header = shim_vips_open_header(file) else {
             throw ThumbnailError.unreadable(path: name, reason: VipsRuntime.takeError())
@@ -41,69 +49,82 @@ struct ThumbnailRenderer {
         if width * height > options.maxPixels {
             throw ThumbnailError.tooManyPixels(path: name, width: width, height: height, limit: options.maxPixels)
         }
-        let hasICC = shim_vips_has_icc(header) != 0
         let swap = vips_image_get_orientation_swap(header) != 0
-        return swap ? (height, width, hasICC) : (width, height, hasICC)
+        return Source(file: file, name: name, width: swap ? height : width, height: swap ? width : height,
+                      hasICC: shim_vips_has_icc(header) != 0, isJPEG: shim_vips_is_jpeg(header) != 0)
     }
 
     /// The scale the original needs for `size` (at most 1: never enlarge).
-    private func scale(for size: ThumbnailSize, width: Int, height: Int) -> Double {
-        let horizontal = Double(size.width) / Double(width), vertical = Double(size.height) / Double(height)
+    private func scale(for size: ThumbnailSize, of source: Source) -> Double {
+        let horizontal = Double(size.width) / Double(source.width)
+        let vertical = Double(size.height) / Double(source.height)
         let needed = options.fit == .inside ? min(horizontal, vertical) : max(horizontal, vertical)
         return min(needed, 1)
     }
 
-    private func renderAlone(file: String, name: String, target: ThumbnailTarget, hasICC: Bool) throws -> RenderedThumbnail {
-        let start = DispatchTime.now()
-        let image = try decode(file: file, name: name, width: target.size.width, height: target.size.height,
-                               crop: options.fit.cropMode, hasICC: hasICC)
-        defer { shim_vips_unref(image) }
-        return try save(image, of: name, to: target, since: start)
+    /// The largest JPEG DCT scale-down (8, 4, 2 or 1) that still leaves at
+    /// least the pixels needed for `scale`.
+    static func jpegShrink(for scale: Double) -> Int32 {
+        for shrink in [8, 4, 2] where Double(shrink) * scale <= 1.0 + 1e-9 { return Int32(shrink) }
+        return 1
     }
 
-    private func renderShared(
-        file: String, name: String, targets: [ThumbnailTarget], primary: Int, width: Int, height: Int, scale: Double, hasICC: Bool
-    ) throws -> [RenderedThumbnail] {
+    private func renderAlone(_ source: Source, target: ThumbnailTarget) throws -> RenderedThumbnail {
+        let start = DispatchTime.now()
+        let image = try decode(source, width: target.size.width, height: target.size.height, crop: options.fit.cropMode,
+                               scale: scale(for: target.size, of: source))
+        defer { shim_vips_unref(image) }
+        return try save(image, of: source.name, to: target, since: start)
+    }
+
+    private func renderShared(_ source: Source, targets: [ThumbnailTarget], primary: Int, scale: Double) throws
+        -> [RenderedThumbnail] {
         let start = DispatchTime.now()
         let primaryIsExact = options.fit == .inside
-        let boxWidth = primaryIsExact ? targets[primary].size.width : Int((Double(width) * scale).rounded(.up))
-        let boxHeight = primaryIsExact ? targets[primary].size.height : Int((Double(height) * scale).rounded(.up))
-        let decoded = try decode(file: file, name: name, width: boxWidth, height: boxHeight, crop: 0, hasICC: hasICC)
+        let boxWidth = primaryIsExact ? targets[primary].size.width : Int((Double(source.width) * scale).rounded(.up))
+        let boxHeight = primaryIsExact ? targets[primary].size.height : Int((Double(source.height) * scale).rounded(.up))
+        let decoded = try decode(source, width: boxWidth, height: boxHeight, crop: 0, scale: scale)
         defer { shim_vips_unref(decoded) }
         guard let shared = vips_image_copy_memory(decoded) else {
-            throw ThumbnailError.decodeFailed(path: name, reason: VipsRuntime.takeError())
+            throw ThumbnailError.decodeFailed(path: source.name, reason: VipsRuntime.takeError())
         }
         defer { shim_vips_unref(shared) }
         var results: [RenderedThumbnail] = []
         for (index, target) in targets.enumerated() {
             if index == primary && primaryIsExact {
-                results.append(try save(shared, of: name, to: target, since: start))
+                results.append(try save(shared, of: source.name, to: target, since: start))
                 continue
             }
             let itemStart = index == primary ? start : DispatchTime.now()
             var derived: UnsafeMutablePointer<VipsImage>?
             guard shim_vips_thumbnail_derived(shared, &derived, Int32(target.size.width), Int32(target.size.height),
                                               options.fit.cropMode) == 0, let derived else {
-                throw ThumbnailError.decodeFailed(path: name, reason: VipsRuntime.takeError())
+                throw ThumbnailError.decodeFailed(path: source.name, reason: VipsRuntime.takeError())
             }
             defer { shim_vips_unref(derived) }
-            results.append(try save(derived, of: name, to: target, since: itemStart))
+            results.append(try save(derived, of: source.name, to: target, since: itemStart))
         }
         return results
     }
 
     /// Shrink-on-load decode into upright, saveable 8-bit sRGB (a lazy pipeline).
-    private func decode(file: String, name: String, width: Int, height: Int, crop: Int32, hasICC: Bool) throws
+    /// JPEGs are decoded at the smallest DCT scale that keeps enough pixels for
+    /// `scale`; other formats go through libvips' own shrink-on-load.
+    private func decode(_ source: Source, width: Int, height: Int, crop: Int32, scale: Double) throws
         -> UnsafeMutablePointer<VipsImage> {
         var thumbnail: UnsafeMutablePointer<VipsImage>?
-        guard shim_vips_thumbnail_srgb(file, &thumbnail, Int32(width), Int32(height), crop, hasICC ? 1 : 0) == 0,
-              let thumbnail else {
-            throw ThumbnailError.decodeFailed(path: name, reason: VipsRuntime.takeError())
+        let icc: Int32 = source.hasICC ? 1 : 0
+        let status = source.isJPEG
+            ? shim_vips_thumbnail_jpeg(source.file, &thumbnail, Int32(width), Int32(height), crop, icc,
+                                       Self.jpegShrink(for: scale))
+            : shim_vips_thumbnail_srgb(source.file, &thumbnail, Int32(width), Int32(height), crop, icc)
+        guard status == 0, let thumbnail else {
+            throw ThumbnailError.decodeFailed(path: source.name, reason: VipsRuntime.takeError())
         }
         defer { shim_vips_unref(thumbnail) }
         var saveable: UnsafeMutablePointer<VipsImage>?
         guard shim_vips_to_srgb8(thumbnail, &saveable, options.format == .jpeg ? 1 : 0) == 0, let saveable else {
-            throw ThumbnailError.decodeFailed(path: name, reason: VipsRuntime.takeError())
+            throw ThumbnailError.decodeFailed(path: source.name, reason: VipsRuntime.takeError())
         }
         return saveable
     }

@@ -5,7 +5,7 @@ set -euo pipefail
 out="$1"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-tags=(-q -m -overwrite_original -Make=Canon "-Model=Canon EOS 5D" -Orientation#=6 -ExposureTime=1/250 -FNumber=2.8
+tags=(-q -q -m -overwrite_original -Make=Canon "-Model=Canon EOS 5D" -Orientation#=6 -ExposureTime=1/250 -FNumber=2.8
       -ISO=100 -FocalLength=35 "-LensModel=EF24-70mm" "-DateTimeOriginal=2024:05:01 12:34:56" -OffsetTimeOriginal=+02:00
       -GPSLatitude=33.85 -GPSLatitudeRef=S -GPSLongitude=151.2 -GPSLongitudeRef=E -GPSAltitude=12.5 -GPSAltitudeRef#=1
       -Software=seed)
@@ -34,4 +34,21 @@ while offset < len(data):
         out += chunk(b"zTXt", b"Raw profile type exif\0\0" + zlib.compress(text.encode()))
     out += chunk(kind, body)
 open(sys.argv[2], "wb").write(out)
+PY
+python3 - "$work/seed.jpg" "$out/seed.raf" <<'PY'
+import struct, sys
+jpeg = open(sys.argv[1], "rb").read()
+header = b"FUJIFILMCCD-RAW 0201FF383501" + b"X-T4".ljust(32, b"\0")
+header = header.ljust(84, b"\0") + struct.pack(">II", 120, len(jpeg))
+open(sys.argv[2], "wb").write(header.ljust(120, b"\0") + jpeg)
+PY
+python3 - "$work/seed.tif" "$out/seed.cr3" <<'PY'
+import struct, sys
+tiff = open(sys.argv[1], "rb").read()
+def box(kind, body):
+    return struct.pack(">I", len(body) + 8) + kind + body
+canon = bytes.fromhex("85c0b687820f11e08111f4ce462b6a48")
+uuid = box(b"uuid", canon + box(b"CMT1", tiff) + box(b"CMT2", tiff) + box(b"CMT4", tiff))
+data = box(b"ftyp", b"crx \0\0\0\1crx isom") + box(b"moov", uuid) + box(b"mdat", b"\0" * 16)
+open(sys.argv[2], "wb").write(data)
 PY

@@ -35,4 +35,18 @@ enum EXIFBytes {
     static func ascii(_ tag: Int, _ text: [UInt8], at offset: Int) -> [UInt8] {
         text.count <= 4 ? entry(tag, 2, text.count, text) : entry(tag, 2, text.count, le32(offset))
     }
+
+    /// A TIFF with one IFD whose values are laid out automatically: (tag, type, count, value bytes).
+    static func tiff(values: [(Int, Int, Int, [UInt8])]) -> [UInt8] {
+        var tail: [UInt8] = []
+        let tailStart = tailOffset(entries: values.count)
+        let entries = values.map { tag, type, count, bytes -> [UInt8] in
+            if bytes.count <= 4 { return entry(tag, type, count, bytes) }
+            defer { tail += bytes + (bytes.count % 2 == 1 ? [0] : []) }
+            return entry(tag, type, count, le32(tailStart + tail.count))
+        }
+        return tiff(entries, tail: tail)
+    }
+
+    static func rationals(_ pairs: [(Int, Int)]) -> [UInt8] { pairs.flatMap { le32($0.0) + le32($0.1) } }
 }

@@ -4,18 +4,36 @@ import XCTest
 /// Every container against exiftool, with several cameras' tags each (both
 /// hemispheres, altitude below sea level, different orientations).
 final class MetadataContainerTests: XCTestCase {
-    private func makeFixtures(_ extensions: [String]) throws -> (URL, [(URL, CameraTags)]) {
-        let directory = try makeTemporaryDirectory(self)
-        var items: [(URL, CameraTags)] = []
-        for ext in extensions {
-            for (index, tags) in CameraTags.cameras.enumerated() {
-                let url = directory.appendingPathComponent("camera\(index).\(ext)")
-                try MetadataFixtures.makeImage(url, width: 50 + index, height: 20 + 2 * index)
-                items.append((url, tags))
+    static let extensions = ["tif", "png", "webp", "heic", "avif"]
+    /// Made once for the whole class (vips and one exiftool process), removed in `tearDown()`.
+    nonisolated(unsafe) private static var shared: Result<(URL, [(URL, CameraTags)]), Error>?
+
+    override class func tearDown() {
+        if case .success(let (directory, _))? = shared { try? FileManager.default.removeItem(at: directory) }
+        shared = nil
+        super.tearDown()
+    }
+
+    /// The class's fixtures: every camera in every container, with `ext`'s files first.
+    private func makeFixtures(_ wanted: [String]) throws -> (URL, [(URL, CameraTags)]) {
+        if Self.shared == nil {
+            Self.shared = Result {
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-containers-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                var items: [(URL, CameraTags)] = []
+                for ext in Self.extensions {
+                    for (index, tags) in CameraTags.cameras.enumerated() {
+                        let url = directory.appendingPathComponent("camera\(index).\(ext)")
+                        try MetadataFixtures.makeImage(url, width: 50 + index, height: 20 + 2 * index)
+                        items.append((url, tags))
+                    }
+                }
+                try MetadataFixtures.writeTags(items)
+                return (directory, items)
             }
         }
-        try MetadataFixtures.writeTags(items)
-        return (directory, items)
+        let (directory, items) = try Self.shared!.get()
+        return (directory, items.filter { wanted.contains($0.0.pathExtension) })
     }
 
     private func assertAllMatch(_ urls: [URL], format: ImageFormat, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -103,5 +121,32 @@ final class MetadataContainerTests: XCTestCase {
         let data = try Data(contentsOf: url)
         let chunk = try XCTUnwrap(data.range(of: Data("EXIF".utf8)))
         return data[(chunk.upperBound + 4)...].starts(with: Data("Exif".utf8) + Data([0, 0]))
+    }
+
+    /// Fujifilm RAF: a header pointing at an embedded JPEG whose APP1 holds the camera's EXIF.
+    func testRAFReadsTheEXIFOfItsEmbeddedJPEG() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let jpeg = directory.appendingPathComponent("preview.jpg")
+        try MetadataFixtures.makeImage(jpeg, width: 160, height: 120)
+        try MetadataFixtures.writeTags([(jpeg, CameraTags.cameras[4])])
+        let preview = [UInt8](try Data(contentsOf: jpeg))
+        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        var raf = Array("FUJIFILMCCD-RAW 0201FF383501".utf8)
+        raf += Array("X-T4".utf8) + [UInt8](repeating: 0, count: 28)
+        raf += [UInt8](repeating: 0, count: 84 - raf.count)
+        raf += be32(120) + be32(preview.count) + [UInt8](repeating: 0, count: 120 - 92) + preview + [1, 2, 3, 4]
+        let metadata = try MetadataReader.read(bytes: raf, name: "DSCF0001.RAF")
+        XCTAssertEqual(metadata.format, .raf)
+        XCTAssertEqual(metadata.model, "X-T4")
+        XCTAssertEqual(metadata.gps?.longitude ?? 0, -21.942635, accuracy: 1e-6)
+        XCTAssertNil(metadata.width, "the preview's size is not the raw image's")
+        XCTAssertEqual(metadata.warnings, [])
+
+        raf.replaceSubrange(88..<92, with: be32(10_000_000))
+        XCTAssertThrowsError(try MetadataReader.read(bytes: raf, name: "broken.RAF")) { error in
+            guard case .damaged(let path, .raf, let detail)? = error as? MetadataError else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, "broken.RAF")
+            XCTAssertTrue(detail.contains("outside the file"), detail)
+        }
     }
 }

@@ -39,8 +39,8 @@ struct CameraTags {
 
     static let cameras: [CameraTags] = [
         CameraTags(),
-        CameraTags(make: "NIKON CORPORATION", model: "NIKON D850", lens: "AF-S NIKKOR 70-200mm f/2.8E FL ED VR",
-                   software: "Ver.1.10", dateTimeOriginal: "2023:12:24 18:05:09", offsetTimeOriginal: "-03:00",
+        CameraTags(make: "NIKON CORPORATION", model: "NIKON D850      ", lens: "AF-S NIKKOR 70-200mm f/2.8E FL ED VR",
+                   software: "  Ver.1.10", dateTimeOriginal: "2023:12:24 18:05:09", offsetTimeOriginal: "-03:00",
                    orientation: 6, exposureTime: "1/8000", fNumber: 4.0, iso: 6400, focalLength: 200,
                    latitude: -33.856784, longitude: -70.648270, altitude: -12.25),
         CameraTags(make: "Apple", model: "iPhone 13 Pro", lens: "iPhone 13 Pro back triple camera 5.7mm f/1.5",

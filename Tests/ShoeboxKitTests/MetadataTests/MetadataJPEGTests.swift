@@ -35,4 +35,23 @@ final class MetadataJPEGTests: XCTestCase {
         XCTAssertNil(metadata.gps)
         XCTAssertEqual(metadata.warnings, [])
     }
+
+    /// --all lists the maker note and the thumbnail pointers, which are not decoded, in their IFDs.
+    func testAllTagsListMakerNoteAndThumbnailPointers() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("thumb.jpg")
+        let thumbnail = url.deletingLastPathComponent().appendingPathComponent("t.jpg")
+        try MetadataFixtures.makeImage(url, width: 200, height: 150)
+        try MetadataFixtures.makeImage(thumbnail, width: 16, height: 12)
+        try MetadataFixtures.writeTags([(url, CameraTags.cameras[0])])
+        try MetadataFixtures.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-ThumbnailImage<=\(thumbnail.path)", url.path])
+        let metadata = try MetadataReader.read(path: url.path, includeAllTags: true)
+        let ifd1 = metadata.tags.filter { $0.group == "IFD1" }
+        let length = try XCTUnwrap(ifd1.first { $0.name == "JPEGInterchangeFormatLength" })
+        XCTAssertEqual(length.numbers.first.map { Int($0) }, try Data(contentsOf: thumbnail).count)
+        XCTAssertTrue(ifd1.contains { $0.name == "JPEGInterchangeFormat" })
+        let groups = metadata.tags.map(\.group).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        XCTAssertEqual(groups, ["IFD0", "ExifIFD", "GPS", "IFD1"], "each group once, in report order")
+        XCTAssertEqual(metadata.width, 200)
+        XCTAssertEqual(metadata.warnings, [])
+    }
 }
