@@ -69,6 +69,11 @@ public enum ReindexCommand: Command {
         if report.journaledOriginalsWithoutFile > 0 {
             lines.append("left out: \(report.journaledOriginalsWithoutFile) journaled originals whose file is not in originals/")
         }
+        if !report.damagedJournalLines.isEmpty {
+            let shown = report.damagedJournalLines.prefix(10).map(String.init).joined(separator: ", ")
+            lines.append("journal: \(report.damagedJournalLines.count) damaged lines skipped (line \(shown)"
+                + (report.damagedJournalLines.count > 10 ? ", …" : "") + "); originals they described were recorded from their own bytes")
+        }
         for path in report.duplicateFiles { lines.append("duplicate \(path): same bytes as another original; left out of the catalog") }
         for path in report.unreadableFiles { lines.append("unreadable \(path): could not be hashed; left out of the catalog") }
         return lines

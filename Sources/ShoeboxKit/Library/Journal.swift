@@ -72,17 +72,26 @@ public final class Journal: @unchecked Sendable {
     /// no journal. A torn last line (cut short or garbled by a crash) is ignored; a bad
     /// line before it throws `JournalError.malformed`.
     public static func read(path: String) throws -> [JournalEntry] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        let data: Data
+        try decode(contents(path), path: path, salvage: false).entries
+    }
+
+    /// Like `read`, but skips damaged lines anywhere instead of failing, and says which
+    /// (1-based line numbers): `reindex` recovers what it can from a damaged journal.
+    public static func readSalvaging(path: String) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
+        try decode(contents(path), path: path, salvage: true)
+    }
+
+    private static func contents(_ path: String) throws -> Data {
+        guard FileManager.default.fileExists(atPath: path) else { return Data() }
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw JournalError.unreadable(path: path, detail: error.localizedDescription)
         }
-        return try decode(data, path: path)
     }
 
-    static func decode(_ data: Data, path: String) throws -> [JournalEntry] {
+    static func decode(_ data: Data, path: String, salvage: Bool) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
+        var damaged: [Int] = []
         let decoder = JSONDecoder()
         let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
         let lastLine = lines.lastIndex { !$0.isEmpty } ?? -1
@@ -98,11 +107,15 @@ public final class Journal: @unchecked Sendable {
                 entries.append(entry)
             } catch {
                 if isLast { break }
+                if salvage {
+                    damaged.append(index + 1)
+                    continue
+                }
                 if let error = error as? JournalError { throw error }
                 throw JournalError.malformed(path: path, line: index + 1, detail: "invalid JSON")
             }
         }
-        return entries
+        return (entries, damaged)
     }
 
     /// The hashes of every original the journal records, without decoding whole entries

@@ -1,8 +1,10 @@
 /// Reads a photo's metadata (EXIF, GPS, pixel size) without decoding pixels.
 ///
 /// Each container is walked by its own reader that touches only header bytes
-/// (JPEG segments up to SOS, PNG chunks up to IDAT, WebP chunk headers, ISO-BMFF
-/// meta boxes, TIFF IFDs); the EXIF block found there is parsed by libexif.
+/// (JPEG segments up to SOS, PNG chunk headers with image data skipped, WebP
+/// chunk headers, ISO-BMFF meta boxes for HEIC/HEIF/AVIF, CR3's moov/uuid, the
+/// RAF preview's JPEG headers, TIFF IFDs); the EXIF block found there is checked
+/// and compacted by `TIFFStructure`, then parsed by libexif.
 /// Thread-safe: every call owns its file descriptor and libexif objects.
 public enum MetadataReader {
     /// Reads metadata of the file at `path` without decoding pixels. Throws MetadataError when the file cannot be

@@ -30,7 +30,9 @@ public struct LibraryReindexer: Sendable {
         var report = ReindexReport()
         report.previousCatalogState = try assessCurrentCatalog()
         let store = try LocalOriginalStore(layout: layout)
-        let state = JournalState(try Journal.read(path: layout.journal))
+        let journal = try Journal.readSalvaging(path: layout.journal)
+        report.damagedJournalLines = journal.damagedLines
+        let state = JournalState(journal.entries)
         try recoverStaged(store: store, state: state, report: &report)
 
         let files = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout).filter(\.isRegular)

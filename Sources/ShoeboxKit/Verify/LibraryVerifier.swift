@@ -10,6 +10,8 @@ public struct LibraryVerifier: Sendable {
     public var quick: Bool
     public var jobs: Int
     public var readMetadata: MetadataReading?
+    /// Called from the worker threads after each original: (checked, total, bytes hashed).
+    public var progress: (@Sendable (_ checked: Int, _ total: Int, _ bytes: Int64) -> Void)?
 
     public init(layout: LibraryLayout, quick: Bool = false, jobs: Int? = nil, readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
         self.layout = layout
@@ -54,18 +56,22 @@ public struct LibraryVerifier: Sendable {
 
     private func checkOriginals(_ originals: [OriginalRecord], staged: Set<String>, report: inout VerifyReport) -> [VerifyProblem] {
         let checker = OriginalChecker(layout: layout, quick: quick, readMetadata: readMetadata, staged: staged)
-        let results = LockedBox(OriginalChecker.Outcome())
+        let results = LockedBox((outcome: OriginalChecker.Outcome(), checked: 0))
         let start = Date()
+        let progress = progress
         ParallelLoop.run(count: originals.count, jobs: jobs) { index in
             let outcome = checker.check(originals[index])
-            results.update {
-                $0.findings += outcome.findings
-                $0.bytesHashed += outcome.bytesHashed
+            let (checked, bytes) = results.update {
+                $0.outcome.findings += outcome.findings
+                $0.outcome.bytesHashed += outcome.bytesHashed
+                $0.checked += 1
+                return ($0.checked, $0.outcome.bytesHashed)
             }
+            progress?(checked, originals.count, bytes)
         }
         report.hashSeconds = Date().timeIntervalSince(start)
-        report.bytesHashed = results.current.bytesHashed
-        return results.current.findings
+        report.bytesHashed = results.current.outcome.bytesHashed
+        return results.current.outcome.findings
     }
 
     private func unknownFiles(_ files: [LibraryFile], known: Set<String>) -> [VerifyProblem] {

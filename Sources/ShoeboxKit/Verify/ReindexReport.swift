@@ -19,6 +19,8 @@ public struct ReindexReport: Sendable, Equatable, Codable {
     /// Staged content of an interrupted run moved into place / removed.
     public var stagedPublished = 0
     public var tempFilesRemoved = 0
+    /// Lines of journal.jsonl that could not be read and were skipped (1-based).
+    public var damagedJournalLines: [Int] = []
     public var bytesHashed: Int64 = 0
     /// Where the previous catalog was moved (relative to the library), if there was one.
     public var previousCatalog: String?

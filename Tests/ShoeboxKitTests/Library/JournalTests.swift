@@ -193,3 +193,17 @@ extension JournalTests {
         return [.originalStored(original), .sourceRecorded(source), .thumbnailRecorded(thumb), .thumbnailRemoved(path: "thumbnails/\(n).jpg")]
     }
 }
+
+extension JournalTests {
+    func testSalvagingReadSkipsDamagedLinesAndNamesThem() throws {
+        try Journal(path: journalPath).append(sampleEntriesForHashes(1))
+        var text = try String(contentsOfFile: journalPath, encoding: .utf8)
+        text = "garbage\n" + text + "{\"kind\":\"original\"}\n"
+        try text.write(toFile: journalPath, atomically: false, encoding: .utf8)
+        try Journal(path: journalPath).append(sampleEntriesForHashes(2))
+        let salvaged = try Journal.readSalvaging(path: journalPath)
+        XCTAssertEqual(salvaged.damagedLines, [1, 6])
+        XCTAssertEqual(salvaged.entries, sampleEntriesForHashes(1) + sampleEntriesForHashes(2))
+        XCTAssertThrowsError(try Journal.read(path: journalPath))
+    }
+}

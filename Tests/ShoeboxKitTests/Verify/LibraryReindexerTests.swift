@@ -192,6 +192,25 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0, before.0)
     }
 
+    func testDamagedJournalLinesAreSkippedAndTheRestRestored() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try VerifyTestLibrary.dump(layout.catalog)
+        var lines = try String(contentsOfFile: layout.journal, encoding: .utf8).split(separator: "\n").map(String.init)
+        let damaged = try XCTUnwrap(lines.firstIndex { $0.contains("photo-2.jpg") && $0.hasPrefix("{\"kind\":\"original\"") })
+        lines[damaged] = String(lines[damaged].prefix(40)) + "\u{0}garbage"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: layout.journal, atomically: false, encoding: .utf8)
+        for suffix in ["", "-wal", "-shm"] { unlink(layout.catalog + suffix) }
+
+        let report = try reindex()
+        XCTAssertEqual(report.damagedJournalLines, [damaged + 1])
+        XCTAssertEqual(report.originalsFromJournal, 4)
+        XCTAssertEqual(report.originalsFromFiles, 1, "the original of the damaged line is recorded from its file")
+        let after = try VerifyTestLibrary.dump(layout.catalog)
+        XCTAssertEqual(after.0.map(\.sha256), before.0.map(\.sha256))
+        XCTAssertEqual(after.1, before.1, "its sources still point at it")
+    }
+
     func testLockedLibraryIsRefused() throws {
         _ = try makeLibrary()
         let writer = try LibraryLock(layout: layout, mode: .exclusive)

@@ -179,6 +179,18 @@ final class LibraryVerifierTests: XCTestCase {
         withExtendedLifetime(writer) {}
     }
 
+    func testProgressIsReportedForEveryOriginal() throws {
+        _ = try makeLibrary(count: 12)
+        let calls = LockedBox([(Int, Int, Int64)]())
+        var verifier = LibraryVerifier(layout: LibraryLayout(root: root), jobs: 3)
+        verifier.progress = { checked, total, bytes in calls.update { $0.append((checked, total, bytes)) } }
+        _ = try verifier.run()
+        let seen = calls.current
+        XCTAssertEqual(seen.map(\.0).sorted(), Array(1...12))
+        XCTAssertTrue(seen.allSatisfy { $0.1 == 12 })
+        XCTAssertEqual(seen.max { $0.0 < $1.0 }?.2, 12 * 3000)
+    }
+
     func testManyOriginalsAreCheckedInParallelWithTheSameResult() throws {
         let (_, records) = try makeLibrary(count: 40)
         try Damage.flipByte(LibraryLayout(root: root).absolute(records[17].path))
