@@ -55,6 +55,8 @@ int shim_vips_to_srgb(VipsImage *in, VipsImage **out);
 // ---- Library (storage) ----
 // sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writeback now, without waiting.
 int shim_start_writeback(int fd, long long offset, long long length);
+// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing a file.
+int shim_rename_noreplace(const char *from, const char *to);
 // ---- Metadata ----
 // Loads an EXIF block ("Exif\0\0" followed by a TIFF structure) into a new
 // ExifData with EXIF_DATA_OPTION_FOLLOW_SPECIFICATION and

@@ -6,7 +6,7 @@ enum StdinSpooler {
     static func spool() throws -> String {
         var template = Array((NSTemporaryDirectory() + "/shoebox-stdin-XXXXXX").utf8CString)
         let fd = mkstemp(&template)
-        let path = String(cString: template)
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         guard fd >= 0 else { throw POSIXFileError(path: path, operation: "create", code: errno) }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)

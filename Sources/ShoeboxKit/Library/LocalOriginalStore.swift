@@ -1,3 +1,4 @@
+import CShim
 import Foundation
 import Synchronization
 
@@ -6,12 +7,13 @@ import Synchronization
 /// Downloads stream into `.tmp/<random>.part`; complete content becomes
 /// `.tmp/<sha256>.staged`; `syncStaged` makes a whole batch durable at once
 /// (the batch's files are fsync'd concurrently, so the file system commits them
-/// together, then the staging folder once); `publish` links it read-only into
-/// place (never replacing a file) and removes the staged name.
+/// together, then the staging folder once); `publish` renames it into place,
+/// read-only, never replacing a file.
 public final class LocalOriginalStore: OriginalStore {
     public let layout: LibraryLayout
     /// Staged files not yet synced (descriptors kept open for the batch sync).
     private let unsynced = Mutex<[Int32]>([])
+    private let knownFolders = Mutex<Set<String>>([])
     private static let partialSuffix = ".part"
     private static let stagedSuffix = ".staged"
 
@@ -25,7 +27,9 @@ public final class LocalOriginalStore: OriginalStore {
     public func makeStagingFile() throws -> StagingFile {
         for _ in 0..<8 {
             let path = layout.staging + "/" + UUID().uuidString.lowercased() + Self.partialSuffix
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            // Created read-only: this descriptor may still write, and the original
+            // never needs a chmod after publishing.
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
             if fd >= 0 { return StagingFile(path: path, descriptor: fd) }
             if errno != EEXIST { throw storeError(path, "create", errno) }
         }
@@ -90,16 +94,23 @@ public final class LocalOriginalStore: OriginalStore {
     public func publish(sha256: String, to path: String) throws {
         let source = stagedPath(sha256)
         let target = layout.absolute(path)
-        try Self.makeDirectory((target as NSString).deletingLastPathComponent, library: layout.root)
-        guard chmod(source, 0o444) == 0 else { throw storeError(source, "make read-only", errno) }
-        if link(source, target) != 0 {
+        try makeFolder((target as NSString).deletingLastPathComponent)
+        guard shim_rename_noreplace(source, target) == 0 else {
             let code = errno
-            // Already linked by an earlier, interrupted publish of the same content.
+            // The same content already in place (an earlier publish interrupted before it was recorded).
             guard code == EEXIST, (try? SHA256Hasher.hashFile(atPath: target).sha256) == sha256 else {
                 throw storeError(target, "publish", code)
             }
+            unlink(source)
+            return
         }
-        unlink(source)
+    }
+
+    /// mkdir -p, remembering the date folders already made in this run.
+    private func makeFolder(_ path: String) throws {
+        guard !knownFolders.withLock({ $0.contains(path) }) else { return }
+        try Self.makeDirectory(path, library: layout.root)
+        knownFolders.withLock { _ = $0.insert(path) }
     }
 
     public func discard(_ file: StagingFile) {
