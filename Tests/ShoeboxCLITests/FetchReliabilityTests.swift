@@ -5,18 +5,6 @@ import XCTest
 /// The reliability suite's fetch cases that need a small or read-only file system:
 /// a disk that fills up mid-run, a read-only library, an unwritable catalog.
 final class FetchReliabilityTests: XCTestCase {
-    private func snapshot(_ folder: String) -> [String: Data] {
-        var files: [String: Data] = [:]
-        let walker = FileManager.default.enumerator(atPath: folder)
-        while let name = walker?.nextObject() as? String {
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder), !isFolder.boolValue {
-                files[name] = FileManager.default.contents(atPath: folder + "/" + name) ?? Data()
-            }
-        }
-        return files
-    }
-
     private func writeList(_ urls: [String], in folder: URL) throws -> String {
         let list = folder.appendingPathComponent("list-\(UUID().uuidString).txt").path
         try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
@@ -56,13 +44,13 @@ final class FetchReliabilityTests: XCTestCase {
         let first = try ShoeboxProcess.run(["fetch", try writeList([server.url("/photo/ro-1?seed=1")], in: work), "--library", library])
         XCTAssertEqual(first.status, 0, first.stderr)
         try disk.remount(readOnly: true)
-        let before = snapshot(library)
+        let before = snapshotFiles(in: library)
 
         let result = try ShoeboxProcess.run(["fetch", try writeList([server.url("/photo/ro-2?seed=2")], in: work), "--library", library])
         XCTAssertEqual(result.status, 4, result.stderr)
         XCTAssertTrue(result.stderr.contains(library), result.stderr)
         XCTAssertTrue(result.stderr.lowercased().contains("read-only"), result.stderr)
-        XCTAssertEqual(snapshot(library), before)
+        XCTAssertEqual(snapshotFiles(in: library), before)
         XCTAssertEqual(try ShoeboxProcess.run(["verify", "--library", library]).status, 0)
     }
 
@@ -77,11 +65,11 @@ final class FetchReliabilityTests: XCTestCase {
         try SmallFilesystem.run("/usr/bin/mount", ["--bind", catalog, catalog])
         defer { try? SmallFilesystem.run("/usr/bin/umount", ["-l", catalog]) }
         try SmallFilesystem.run("/usr/bin/mount", ["-o", "remount,ro,bind", catalog])
-        let before = snapshot(library + "/originals")
+        let before = snapshotFiles(in: library + "/originals")
 
         let result = try ShoeboxProcess.run(["fetch", try writeList([server.url("/photo/cat-2?seed=2")], in: work), "--library", library])
         XCTAssertEqual(result.status, 4, result.stderr)
         XCTAssertTrue(result.stderr.contains("cannot write catalog \(catalog)"), result.stderr)
-        XCTAssertEqual(snapshot(library + "/originals"), before)
+        XCTAssertEqual(snapshotFiles(in: library + "/originals"), before)
     }
 }

@@ -25,18 +25,6 @@ final class ReliabilityTests: XCTestCase {
         return paths.sorted()
     }
 
-    private func snapshot(_ folder: String) throws -> [String: Data] {
-        var files: [String: Data] = [:]
-        let walker = FileManager.default.enumerator(atPath: folder)
-        while let name = walker?.nextObject() as? String {
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder), !isFolder.boolValue {
-                files[name] = FileManager.default.contents(atPath: folder + "/" + name) ?? Data()
-            }
-        }
-        return files
-    }
-
     // MARK: Bit rot
 
     func testVerifyNamesFlippedTruncatedDeletedAndWritableOriginals() throws {
@@ -173,14 +161,14 @@ final class ReliabilityTests: XCTestCase {
         let library = disk.path + "/library"
         _ = try makeLibrary(in: library)
         try disk.remount(readOnly: true)
-        let before = try snapshot(library)
+        let before = snapshotFiles(in: library)
 
         let verify = try ShoeboxProcess.run(["verify", "--library", library])
         XCTAssertEqual(verify.status, 0, verify.stderr)
         let reindex = try ShoeboxProcess.run(["reindex", "--library", library, "--force"])
         XCTAssertEqual(reindex.status, 4)
         XCTAssertTrue(reindex.stderr.contains("not writable: Read-only file system"), reindex.stderr)
-        XCTAssertEqual(try snapshot(library), before)
+        XCTAssertEqual(snapshotFiles(in: library), before)
     }
 
     func testUnwritableCatalogIsAClearError() throws {
@@ -227,13 +215,13 @@ final class ReliabilityTests: XCTestCase {
             usleep(20_000)
             waited += 1
         }
-        let before = try snapshot(library)
+        let before = snapshotFiles(in: library)
         for command in ["verify", "reindex"] {
             let result = try ShoeboxProcess.run([command, "--library", library, "--force"].filter { command == "reindex" || $0 != "--force" })
             XCTAssertEqual(result.status, 3, command + ": " + result.stderr)
             XCTAssertTrue(result.stderr.contains("in use by another shoebox process"), result.stderr)
         }
-        XCTAssertEqual(try snapshot(library), before)
+        XCTAssertEqual(snapshotFiles(in: library), before)
     }
 
     private func flockIsFree(_ path: String) -> Bool {

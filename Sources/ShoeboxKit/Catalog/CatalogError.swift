@@ -23,10 +23,7 @@ public enum CatalogError: Error, CustomStringConvertible, Equatable, Sendable {
     case sqlite(path: String, code: Int32, detail: String)
 
     /// The library folder the catalog lives in (for remedies naming `--library`).
-    private static func library(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
-    }
+    private static func library(of path: String) -> String { FolderPath.containing(path) }
 
     public var description: String {
         switch self {

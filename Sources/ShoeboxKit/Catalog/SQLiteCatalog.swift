@@ -53,8 +53,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     /// Turns file-system problems into clear errors before SQLite sees them.
     private static func preflight(path: String, readOnly: Bool) throws {
         let files = FileManager.default
-        let folder = (path as NSString).deletingLastPathComponent.isEmpty
-            ? "." : (path as NSString).deletingLastPathComponent
+        let folder = FolderPath.containing(path)
         var isFolder: ObjCBool = false
         if files.fileExists(atPath: path, isDirectory: &isFolder) {
             if isFolder.boolValue { throw CatalogError.unreadable(path: path, detail: "it is a folder, not a file") }

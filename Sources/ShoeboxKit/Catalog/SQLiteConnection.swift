@@ -68,8 +68,7 @@ final class SQLiteConnection {
     /// the `-shm` file readers need; no writer can change it there, so it is opened
     /// as immutable instead.
     private static func needsImmutableOpen(_ path: String) -> Bool {
-        let folder = (path as NSString).deletingLastPathComponent
-        return access(folder.isEmpty ? "." : folder, W_OK) != 0 && access(path + "-shm", F_OK) != 0
+        access(FolderPath.containing(path), W_OK) != 0 && access(path + "-shm", F_OK) != 0
     }
 
     private static func uriEscaped(_ path: String) -> String {

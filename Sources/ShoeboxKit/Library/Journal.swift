@@ -30,8 +30,8 @@ public final class Journal: @unchecked Sendable {
         do {
             if existed {
                 try cutTornTail()
-            } else {
-                try Self.syncFolder(of: path)
+            } else if let code = FolderPath.sync(FolderPath.containing(path)) {
+                throw JournalError.unwritable(path: path, detail: String(cString: strerror(code)))
             }
         } catch {
             close(descriptor)
@@ -219,15 +219,6 @@ public final class Journal: @unchecked Sendable {
     private func failure() -> JournalError {
         errno == ENOSPC || errno == EDQUOT
             ? .diskFull(path: path) : .unwritable(path: path, detail: Self.errnoText())
-    }
-
-    /// Makes the new file's directory entry durable.
-    private static func syncFolder(of path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw JournalError.unwritable(path: path, detail: errnoText()) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw JournalError.unwritable(path: path, detail: errnoText()) }
     }
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }

@@ -198,7 +198,7 @@ public struct LibraryReindexer: Sendable {
             Self.removeDatabase(rebuild)
             throw VerifyError.cannotReplace(path: layout.catalog, detail: detail)
         }
-        Self.syncFolder(layout.root)
+        _ = FolderPath.sync(layout.root)
         return previous
     }
 
@@ -226,12 +226,5 @@ public struct LibraryReindexer: Sendable {
 
     private static func removeDatabase(_ path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
-    }
-
-    private static func syncFolder(_ path: String) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
     }
 }

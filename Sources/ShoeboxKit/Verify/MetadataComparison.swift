@@ -26,13 +26,8 @@ enum MetadataComparison {
     /// The capture time fetch records: the first plausible of DateTimeOriginal, CreateDate,
     /// DateTime (cameras with an unset clock write "0000:00:00 00:00:00").
     static func captureDate(_ metadata: PhotoMetadata) -> String? {
-        [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate].compactMap { $0 }.first(where: isPlausible)
-    }
-
-    private static func isPlausible(_ date: String) -> Bool {
-        let parts = date.split(whereSeparator: { $0 == ":" || $0 == " " || $0 == "-" || $0 == "T" })
-        guard parts.count >= 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return false }
-        return (1826...2200).contains(year) && (1...12).contains(month) && (1...31).contains(day)
+        [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate].compactMap { $0 }
+            .first { LibraryPathPlanner.folder(fromEXIFDate: $0) != nil }
     }
 
     private static func normalized(_ text: String?) -> String? {
