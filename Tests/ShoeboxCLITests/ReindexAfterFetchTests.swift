@@ -48,4 +48,20 @@ final class ReindexAfterFetchTests: XCTestCase {
         XCTAssertEqual(refresh.records.compactMap { $0["outcome"] as? String }, Array(repeating: "unchanged", count: 8),
                        "the restored ETags revalidate with 304")
     }
+
+    func testThumbnailRowsComeBackAfterReindex() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let urls = (0..<3).map { server.url("/photo/t\($0)?seed=t\($0)&date=2023:03:0\($0 + 1)%2010:00:00") }
+        XCTAssertEqual(try runner.fetch(urls).status, 0)
+        let library = runner.library.path
+        XCTAssertEqual(try ShoeboxProcess.run(["thumbs", "--library", library, "--size", "64,32"]).status, 0)
+        let catalogPath = library + "/catalog.sqlite"
+        let before = try SQLiteCatalog(path: catalogPath, readOnly: true).allThumbnails()
+        XCTAssertEqual(before.count, 6)
+
+        for suffix in ["", "-wal", "-shm"] { unlink(catalogPath + suffix) }
+        XCTAssertEqual(try ShoeboxProcess.run(["reindex", "--library", library]).status, 0)
+        XCTAssertEqual(try SQLiteCatalog(path: catalogPath, readOnly: true).allThumbnails(), before)
+    }
 }

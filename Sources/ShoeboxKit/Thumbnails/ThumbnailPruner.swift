@@ -36,11 +36,14 @@ struct ThumbnailPruner {
             }
         }
         let removedSet = Set(removed)
+        let gone = try catalog.allThumbnails().filter {
+            removedSet.contains($0.path) || !manager.fileExists(atPath: libraryRoot + "/" + $0.path)
+        }
+        if !gone.isEmpty {
+            try Journal(path: LibraryLayout(root: libraryRoot).journal).append(gone.map { JournalEntry.thumbnailRemoved(path: $0.path) })
+        }
         try catalog.transaction {
-            for record in try catalog.allThumbnails() where removedSet.contains(record.path)
-                || !manager.fileExists(atPath: libraryRoot + "/" + record.path) {
-                try catalog.removeThumbnail(path: record.path)
-            }
+            for record in gone { try catalog.removeThumbnail(path: record.path) }
         }
         for folder in folders.sorted(by: { $0.count > $1.count }) {
             if (try? manager.contentsOfDirectory(atPath: folder))?.isEmpty == true {

@@ -33,10 +33,13 @@ public final class ThumbnailUpdater: @unchecked Sendable {
         summary.originals = sources.count
         var failedOriginals = Set<String>()
         var batch: [ThumbnailRecord] = []
+        // Journaled before the catalog commit, like originals, so `reindex` restores thumbnail rows too.
+        let journal = try Journal(path: LibraryLayout(root: libraryRoot).journal)
         func flush() throws {
             guard !batch.isEmpty else { return }
             let records = batch
             batch = []
+            try journal.append(records.map(JournalEntry.thumbnailRecorded))
             try catalog.transaction { for record in records { try catalog.upsertThumbnail(record) } }
         }
         try engine.run(sources, recorded: recorded) { event in
