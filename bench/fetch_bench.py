@@ -152,6 +152,23 @@ def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds):
     return medians
 
 
+def durable_write_ceiling(work, total_bytes):
+    """MB/s of writing the same number of bytes and fsyncing them: the most any tool
+    that makes its files durable can reach on this disk (curl and aria2c never sync)."""
+    path = os.path.join(work, "ceiling.bin")
+    chunk = os.urandom(1 << 20)
+    start = time.monotonic()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    written = 0
+    while written < total_bytes:
+        written += os.write(fd, chunk)
+    os.fsync(fd)
+    os.close(fd)
+    elapsed = time.monotonic() - start
+    os.unlink(path)
+    return total_bytes / 1e6 / elapsed
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shoebox", required=True)
@@ -172,6 +189,8 @@ def main():
         bench_set("small set", args.shoebox, work, small, args.small, size("small", args.small), args.rounds)
         big = write_list(work, port, "big", args.big, "big.txt")
         bench_set("big set (12 MP)", args.shoebox, work, big, args.big, size("big", args.big), args.rounds)
+        ceilings = [durable_write_ceiling(work, size("big", args.big)) for _ in range(3)]
+        print(f"durable-write ceiling of this disk (write + fsync the same bytes, median of 3): {statistics.median(ceilings):.1f} MB/s")
         huge = write_list(work, port, "tiny", args.huge_list, "huge.txt")
         lib = os.path.join(work, "out", "hugelib")
         shutil.rmtree(lib, ignore_errors=True)
