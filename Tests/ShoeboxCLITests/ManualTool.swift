@@ -4,11 +4,7 @@ import XCTest
 /// Runs the external programs the manual, completion and demo tests need
 /// (mandoc, man, bash, zsh, fish, exiftool), and finds files in the checkout.
 enum ManualTool {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Result = ShoeboxProcess.Result
 
     /// The root of the checkout (the folder holding Package.swift).
     static var checkout: URL {
@@ -35,14 +31,6 @@ enum ManualTool {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return ShoeboxProcess.waitCapturing(process, out: out, err: err)
     }
 }

@@ -49,7 +49,11 @@ struct ShoeboxProcess {
     @discardableResult
     static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> Result {
         let (process, out, err) = try start(arguments, environment: environment, stdin: stdin)
-        // Read both pipes concurrently so neither fills up and blocks the child.
+        return waitCapturing(process, out: out, err: err)
+    }
+
+    /// Waits for a started process, reading both pipes at once so neither fills up and blocks it.
+    static func waitCapturing(_ process: Process, out: Pipe, err: Pipe) -> Result {
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }

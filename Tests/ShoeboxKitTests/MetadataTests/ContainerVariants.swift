@@ -79,7 +79,7 @@ for line in sys.stdin:
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw MetadataFixtures.ToolFailure(description: "container variant script failed")
+            throw ToolProcess.Failure(description: "container variant script failed")
         }
     }
 }

@@ -61,29 +61,9 @@ struct CameraTags {
 /// Makes small images with vips and writes tags into them with exiftool (one
 /// exiftool process for a whole batch), and reads them back with exiftool as the oracle.
 enum MetadataFixtures {
-    struct ToolFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolFailure(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(String(decoding: errData, as: UTF8.self))")
-        }
-        return String(decoding: outData, as: UTF8.self)
+        try ToolProcess.run(tool, arguments)
     }
 
     /// A black RGB image of the given size in the format of `url`'s extension.

@@ -7,29 +7,9 @@ enum ImageFixtures {
     /// The real ImageMagick (a `convert` earlier on PATH may be a stand-in).
     static let convert = "/usr/bin/convert"
 
-    struct ToolError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool.hasPrefix("/") ? tool : "/usr/bin/" + tool)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolError(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(String(decoding: errData, as: UTF8.self))")
-        }
-        return String(decoding: outData, as: UTF8.self)
+        try ToolProcess.run(tool, arguments)
     }
 
     /// An upright landscape image, top half `top`, bottom half `bottom`, stored
