@@ -52,7 +52,7 @@ public enum FetchCommand: Command {
         }
         reporter.printSummary(summary)
         if summary.cancelled { return ExitStatus.interrupted }
-        if summary.fatalError != nil { return ExitStatus.libraryUnusable }
+        if summary.stopReason != nil { return ExitStatus.libraryUnusable }
         return summary.allSucceeded ? ExitStatus.success : ExitStatus.someFailed
     }
 

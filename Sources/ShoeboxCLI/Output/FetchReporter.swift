@@ -53,7 +53,7 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         if summary.cancelled {
             console.error("interrupted: running transfers aborted, completed work kept; run the same command again to continue")
         }
-        if let fatal = summary.fatalError {
+        if let fatal = summary.stopReason {
             console.error("stopped: \(fatal)")
         }
     }

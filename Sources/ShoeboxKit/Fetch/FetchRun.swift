@@ -94,8 +94,8 @@ public final class FetchRun: @unchecked Sendable {
         defer { lock.unlock() }
         summary.elapsed = TransferEngine.now() - startTime
         summary.cancelled = cancelFlag.isSet
-        if let error = fatal ?? engine.fatalError {
-            summary.fatalError = "\(error)"
+        if let error = fatal ?? engine.stopError {
+            summary.stopReason = "\(error)"
         }
         return summary
     }

@@ -7,13 +7,13 @@ public struct FetchSummary: Sendable {
     public var repeatedURLs = 0
     public var cancelled = false
     /// What stopped the run early (disk full, catalog failure), if anything did.
-    public var fatalError: String?
+    public var stopReason: String?
 
     public init() {}
 
     public var total: Int { counts.values.reduce(0, +) }
     public var failures: Int { (counts[.failed] ?? 0) + (counts[.rejected] ?? 0) }
-    public var allSucceeded: Bool { failures == 0 && fatalError == nil && !cancelled }
+    public var allSucceeded: Bool { failures == 0 && stopReason == nil && !cancelled }
 
     mutating func add(_ result: FetchResult) {
         counts[result.outcome, default: 0] += 1

@@ -27,9 +27,7 @@ struct RequestSource {
         while let entry = nextEntry() {
             switch entry {
             case .invalid(let origin, let line, let reason):
-                var result = FetchResult(url: line, origin: origin, outcome: .failed, reason: reason)
-                result.warnings = []
-                report(result)
+                report(FetchResult(url: line, origin: origin, outcome: .failed, reason: reason))
             case .url(let item):
                 guard seen.insert(item.url) else {
                     countRepeat()

@@ -16,7 +16,7 @@ public final class TransferEngine: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let cancelFlag = ManagedAtomicFlag()
     /// A failure that stops the whole run (disk full), when one happened.
-    public private(set) var fatalError: Error?
+    public private(set) var stopError: Error?
 
     public init(options: FetchOptions, store: OriginalStore) {
         self.options = options
@@ -174,8 +174,8 @@ public final class TransferEngine: @unchecked Sendable {
         } else {
             body = .empty
         }
-        if let error = state.writeError, fatalError == nil, (error as? LibraryError) != nil {
-            fatalError = error
+        if let error = state.writeError, stopError == nil, (error as? LibraryError) != nil {
+            stopError = error
             cancel()
         }
         completion(CompletedTransfer(
