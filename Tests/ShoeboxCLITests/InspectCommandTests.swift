@@ -186,9 +186,12 @@ final class InspectCommandTests: XCTestCase {
 
     func testLibraryWithoutCatalogIsUnusable() throws {
         let directory = try makeTemporaryDirectory(self)
-        let result = try ShoeboxProcess.run(["inspect", "--library", directory.appendingPathComponent("nowhere").path])
+        let result = try ShoeboxProcess.run(["inspect", "--library", directory.path])
         XCTAssertEqual(result.status, 4, result.stderr)
-        XCTAssertTrue(result.stderr.contains("catalog"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("has no catalog.sqlite"), result.stderr)
+        let missing = try ShoeboxProcess.run(["inspect", "--library", directory.appendingPathComponent("nowhere").path])
+        XCTAssertEqual(missing.status, 4, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("does not exist"), missing.stderr)
     }
 
     func testLibraryWithoutPathInspectsTheCatalogInLibraryOrder() throws {

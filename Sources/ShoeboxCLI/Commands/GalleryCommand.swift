@@ -25,7 +25,7 @@ public enum GalleryCommand: Command {
         let layout = try LibraryOption.layout(arguments, console: console)
         let result: GalleryWriter.Result
         do {
-            try ThumbsCommand.requireLibrary(layout)
+            try layout.requireExisting()
             let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
             let out = arguments.value("out").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             result = try GalleryWriter(libraryRoot: layout.root, catalog: catalog).write(to: out, showGPS: arguments.flag("gps"))

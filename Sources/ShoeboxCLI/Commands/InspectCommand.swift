@@ -29,6 +29,7 @@ public enum InspectCommand: Command {
             }
             let layout = try LibraryOption.layout(arguments, console: console)
             do {
+                try layout.requireExisting()
                 let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
                 defer { catalog.close() }
                 paths = try catalog.allOriginals().map { layout.absolute($0.path) }

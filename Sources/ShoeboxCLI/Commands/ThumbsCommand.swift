@@ -41,7 +41,7 @@ public enum ThumbsCommand: Command {
         let lock: LibraryLock
         let catalog: SQLiteCatalog
         do {
-            try requireLibrary(layout)
+            try layout.requireExisting()
             lock = try LibraryLock(layout: layout, mode: .exclusive, wait: arguments.flag("wait"))
             catalog = try SQLiteCatalog(path: layout.catalog)
         } catch {
@@ -129,17 +129,5 @@ public enum ThumbsCommand: Command {
             return Int(lower.dropLast()).flatMap { $0.multipliedReportingOverflow(by: multiplier).overflow ? nil : $0 * multiplier }
         }
         return Int(lower)
-    }
-
-    /// The library must exist already: thumbs never creates one.
-    static func requireLibrary(_ layout: LibraryLayout) throws {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: layout.root, isDirectory: &isFolder) else {
-            throw CatalogError.unreadable(path: layout.catalog, detail: "no library at \(layout.root); run 'shoebox fetch' first")
-        }
-        guard isFolder.boolValue else { throw LibraryError.notADirectory(path: layout.root) }
-        guard FileManager.default.fileExists(atPath: layout.catalog) else {
-            throw CatalogError.unreadable(path: layout.catalog, detail: "the library has no catalog; run 'shoebox fetch' first")
-        }
     }
 }

@@ -46,9 +46,11 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         let order: [FetchOutcome] = [.stored, .duplicate, .unchanged, .skipped, .failed, .rejected]
         let counts = order.compactMap { outcome in summary.counts[outcome].map { "\($0) \(outcome.rawValue)" } }
         let rate = summary.elapsed > 0 ? Double(summary.bytes) / summary.elapsed : 0
-        var text = "\(summary.total) URLs: " + (counts.isEmpty ? "nothing to do" : counts.joined(separator: ", "))
+        var text = "\(summary.total) URL\(summary.total == 1 ? "" : "s"): " + (counts.isEmpty ? "nothing to do" : counts.joined(separator: ", "))
         text += "; \(ByteSize.format(summary.bytes)) stored in \(Self.duration(summary.elapsed)) (\(ByteSize.format(Int64(rate)))/s)"
-        if summary.repeatedURLs > 0 { text += "; \(summary.repeatedURLs) repeated line(s) fetched once" }
+        if summary.repeatedURLs > 0 {
+            text += "; \(summary.repeatedURLs) repeated line\(summary.repeatedURLs == 1 ? "" : "s") fetched once"
+        }
         console.note(text + "\n")
         if summary.cancelled {
             console.error("interrupted: running transfers aborted, completed work kept; run the same command again to continue")

@@ -16,8 +16,10 @@ public final class URLListReader {
 
         public var description: String {
             switch self {
-            case .cannotOpen(let path, let reason): return "cannot open URL list \(path): \(reason)"
-            case .readFailed(let path, let reason): return "cannot read URL list \(path): \(reason)"
+            case .cannotOpen(let path, let reason):
+                return "cannot open URL list \(path): \(reason); check the path ('-' reads the list from stdin)"
+            case .readFailed(let path, let reason):
+                return "cannot read URL list \(path): \(reason); nothing after the last line read was fetched"
             }
         }
     }

@@ -7,6 +7,10 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case notWritable(path: String, reason: String)
     case diskFull(path: String)
     case missingLibrary
+    /// A command that reads a library was pointed at a folder that does not exist.
+    case doesNotExist(path: String)
+    /// The folder exists but holds no catalog.
+    case noCatalog(path: String)
 
     public var description: String {
         switch self {
@@ -21,6 +25,10 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             return "library \(path) is not writable: \(reason); check its permissions or free space"
         case .diskFull(let path):
             return "no space left on the device holding \(path); free some space and run the same command again (completed work is kept)"
+        case .doesNotExist(let path):
+            return "no library at \(path): the folder does not exist; check the path (a library is created by 'shoebox fetch LIST --library \(path)')"
+        case .noCatalog(let path):
+            return "\(path) has no catalog.sqlite: fetch into it first, or, if its catalog was lost, rebuild it with 'shoebox reindex --library \(path)'"
         case .missingLibrary:
             return "no library given: pass --library DIR (or -L DIR), or set SHOEBOX_LIBRARY"
         }

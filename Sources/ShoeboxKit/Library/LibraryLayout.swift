@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where things live inside a library folder.
 public struct LibraryLayout: Sendable {
     public let root: String
@@ -23,5 +25,15 @@ public struct LibraryLayout: Sendable {
     /// Absolute path of a path relative to the library root.
     public func absolute(_ relativePath: String) -> String {
         root + "/" + relativePath
+    }
+
+    /// Checks that the library exists and has a catalog, for commands that never create one.
+    public func requireExisting() throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder) else {
+            throw LibraryError.doesNotExist(path: root)
+        }
+        guard isFolder.boolValue else { throw LibraryError.notADirectory(path: root) }
+        guard FileManager.default.fileExists(atPath: catalog) else { throw LibraryError.noCatalog(path: root) }
     }
 }
