@@ -148,6 +148,21 @@ final class FetchTests: XCTestCase {
         try runner.assertConsistent()
     }
 
+    func testLargeBodyIsStoredWhole() throws {
+        // Several MiB: past the first MiB the hash runs beside the transfer, and writeback starts early.
+        let url = server.url("/big/large?size=9000000&cl=1")
+        let output = try runner.fetch([url])
+        XCTAssertEqual(output.outcome(url), "stored", output.stderr)
+        XCTAssertEqual(output.record(url)?["bytes"] as? Int, 9_000_000)
+        let path = try XCTUnwrap(output.record(url)?["path"] as? String)
+        let expected = try server.get("/big/large-reference?size=9000000&cl=1")
+        XCTAssertEqual(try runner.contents(of: path), expected)
+        let hasher = SHA256Hasher()
+        hasher.update(expected)
+        XCTAssertEqual(output.record(url)?["sha256"] as? String, hasher.finalizeHex())
+        try runner.assertConsistent()
+    }
+
     func testStalledTransferIsAborted() throws {
         let url = server.url("/stall/s?for=20")
         let started = Date()

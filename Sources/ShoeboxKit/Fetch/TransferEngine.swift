@@ -170,7 +170,7 @@ public final class TransferEngine: @unchecked Sendable {
             state.discardFile()
             body = .notModified
         } else if let file = state.takeFile() {
-            body = .received(file, sha256: state.hasher.finalizeHex(), bytes: state.bytes, prefix: state.prefix)
+            body = .received(file, sha256: state.digest(), bytes: state.bytes, prefix: state.prefix)
         } else {
             body = .empty
         }

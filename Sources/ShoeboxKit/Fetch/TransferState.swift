@@ -13,7 +13,10 @@ final class TransferState {
     private(set) var file: StagingFile?
     /// True when the body was drained because the status was not 2xx.
     var discardedErrorBody: Bool { discarding }
-    private(set) var hasher = SHA256Hasher()
+    /// SHA-256 runs on its own queue, beside the network thread: on big bodies
+    /// the hash and the transfer then use both cores.
+    private var hasher = SHA256Hasher()
+    private let hashQueue = DispatchQueue(label: "shoebox.transfer.hash")
     private(set) var bytes: Int64 = 0
     private var writebackOffset: Int64 = 0
     private(set) var prefix: [UInt8] = []
@@ -91,6 +94,24 @@ final class TransferState {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
+    /// Small bodies are hashed inline (a copy and a queue hop would cost more);
+    /// past the first MiB, chunks are hashed in order on the hash queue.
+    private func hash(_ data: UnsafeRawBufferPointer) {
+        guard bytes >= 1 << 20 else {
+            hasher.update(data)
+            return
+        }
+        let chunk = Data(data)
+        let hasher = self.hasher
+        hashQueue.async { hasher.update(chunk) }
+    }
+
+    /// The SHA-256 of the body received, once every chunk is hashed.
+    func digest() -> String {
+        let hasher = self.hasher
+        return hashQueue.sync { hasher.finalizeHex() }
+    }
+
     /// Hands the staging file over (after success); the state no longer owns it.
     func takeFile() -> StagingFile? {
         defer { file = nil }
@@ -130,7 +151,7 @@ final class TransferState {
         if prefix.count < FormatSniffer.prefixLength {
             prefix += data.prefix(FormatSniffer.prefixLength - prefix.count)
         }
-        hasher.update(data)
+        hash(data)
         bytes += Int64(data.count)
         startWritebackIfDue()
         return data.count

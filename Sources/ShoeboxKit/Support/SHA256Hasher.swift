@@ -2,7 +2,8 @@ import CCrypto
 import Foundation
 
 /// Incremental SHA-256 through OpenSSL's EVP interface (uses SHA-NI where the CPU has it).
-public final class SHA256Hasher {
+/// Not thread-safe: feed it from one thread (or one serial queue) at a time.
+public final class SHA256Hasher: @unchecked Sendable {
     private let context: OpaquePointer
 
     public init() {
