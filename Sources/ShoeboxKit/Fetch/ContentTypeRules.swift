@@ -28,7 +28,9 @@ public enum ContentTypeRules {
     /// The media type without parameters, lower-cased ("Image/JPEG; q=1" → "image/jpeg").
     public static func mediaType(_ contentType: String?) -> String? {
         guard let contentType else { return nil }
-        let bare = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        // Cut at the first ";" byte, not Character: a prepended mark (U+0600…) fuses with
+        // the ";" into one grapheme, which a Character split would miss.
+        let bare = String(decoding: contentType.utf8.prefix { $0 != UInt8(ascii: ";") }, as: UTF8.self)
         let trimmed = bare.trimmingCharacters(in: .whitespaces).lowercased()
         return trimmed.isEmpty ? nil : trimmed
     }

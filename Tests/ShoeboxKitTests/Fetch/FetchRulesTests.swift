@@ -36,6 +36,9 @@ final class FetchRulesTests: XCTestCase {
                        .accept(.dng, warnings: []), "a declared raw type refines a TIFF sniff")
         if case .accept = ContentTypeRules.decide(contentType: "text/html", prefix: Array("<html>".utf8), bodyBytes: 6) { XCTFail("HTML accepted") }
         if case .accept = ContentTypeRules.decide(contentType: "image/jpeg", prefix: [], bodyBytes: 0) { XCTFail("empty accepted") }
+        // Fuzz finding: U+0600 (a prepended mark) fuses with ";" into one Character.
+        XCTAssertEqual(ContentTypeRules.mediaType("\u{0600};\u{FFFD} "), "\u{0600}")
+        XCTAssertEqual(ContentTypeRules.mediaType("image/jpeg\u{0600};x=1"), "image/jpeg\u{0600}")
         XCTAssertEqual(ContentTypeRules.format(forContentType: "image/heic"), .heic)
         XCTAssertEqual(ContentTypeRules.format(forContentType: "image/tiff")?.fileExtension, "tif")
         XCTAssertEqual(ContentTypeRules.format(forContentType: "image/jpeg")?.fileExtension, "jpg")
