@@ -16,7 +16,8 @@ public func contentTypeRulesFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     let body = Array(bytes[(1 + headerLength)...])
 
     if let media = ContentTypeRules.mediaType(contentType) {
-        precondition(media == media.lowercased() && !media.contains(";"), "media type not normalised: \(media)")
+        // Bytes, not Characters: Swift compares canonically, and U+037E (Greek question mark) equals ";".
+        precondition(media == media.lowercased() && !media.utf8.contains(UInt8(ascii: ";")), "media type not normalised: \(media)")
     }
     let sniffed = FormatSniffer.sniff(body)
     switch ContentTypeRules.decide(contentType: contentType, prefix: body, bodyBytes: Int64(body.count)) {
