@@ -6,17 +6,9 @@ import ShoeboxKit
 /// broken files among good ones, directories and the library catalog.
 final class InspectCommandTests: XCTestCase {
     private func tool(_ path: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(path) \(arguments)")
-        return String(decoding: data, as: UTF8.self)
+        let result = try ManualTool.run(path, arguments)
+        XCTAssertEqual(result.status, 0, "\(path) \(arguments)")
+        return result.stdout
     }
 
     /// Made once for the class; tests add their own files elsewhere.

@@ -15,19 +15,11 @@ struct PhotoLibraryFixture {
 
     @discardableResult
     static func tool(_ path: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(path) \(arguments) failed"])
+        let result = try ManualTool.run(path, arguments)
+        guard result.status == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(path) \(arguments) failed: \(result.stderr)"])
         }
-        return String(decoding: data, as: UTF8.self)
+        return result.stdout
     }
 
     /// A `width`x`height` JPEG of one colour (ImageMagick), optionally with EXIF
