@@ -193,6 +193,10 @@ int shim_vips_setup_batch(const char *argv0, int concurrency) {
     return 0;
 }
 
+void shim_release_free_memory(void) {
+    malloc_trim(0);
+}
+
 int shim_vips_thumbnail_srgb(const char *path, VipsImage **out, int width, int height, int crop, int has_icc) {
     if (has_icc) {
         return vips_thumbnail(path, out, width, "height", height, "crop", crop_mode(crop),

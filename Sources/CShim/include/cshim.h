@@ -81,6 +81,9 @@ void shim_free(void *pointer);
 // blocked, libvips' per-tile warnings silenced.
 // Returns 0 on success.
 int shim_vips_setup_batch(const char *argv0, int concurrency);
+// Hands memory freed inside the heap back to the system (malloc_trim), so the
+// holes one image's buffers leave do not add up across images.
+void shim_release_free_memory(void);
 // Shrink-on-load thumbnail, never enlarging, EXIF orientation applied; with
 // has_icc, colour is transformed from the embedded ICC profile to sRGB (without
 // one, libvips 8.14's fallback import shifts saturated colours, so it is not

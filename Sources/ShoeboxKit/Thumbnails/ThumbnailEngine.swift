@@ -79,6 +79,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
     private func work(_ sources: [ThumbnailSource], recorded: Set<String>) {
         while let index = claim(limit: sources.count) {
             let events = process(sources[index], recorded: recorded) + [.finished(sources[index])]
+            VipsRuntime.releaseFreedMemory()
             condition.lock()
             pending.append(contentsOf: events)
             condition.signal()

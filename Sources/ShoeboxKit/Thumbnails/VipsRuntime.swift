@@ -15,6 +15,14 @@ enum VipsRuntime {
         if let failure = startFailure { throw ThumbnailError.vipsUnavailable(failure) }
     }
 
+    /// Returns heap memory freed by the last image to the system. With one
+    /// malloc arena shared by every worker, the holes a 1024-pixel decode leaves
+    /// otherwise stay resident: two sizes at -j 2 peaked at 95-104 MB without
+    /// this and 89-91 MB with it, at no measurable CPU cost.
+    static func releaseFreedMemory() {
+        shim_release_free_memory()
+    }
+
     /// Takes and clears libvips' error text. The buffer is process-global: under
     /// concurrency a message may come from another image, so callers always name
     /// their own file next to it.
