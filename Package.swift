@@ -1,5 +1,22 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+/// The -I flags of a pkg-config package. libvips is used through its headers
+/// only: Sources/CShim/vips.c opens the library with dlopen on first use, so it
+/// must not be linked (a system-library target would link it, and its hundred
+/// dependencies cost every shoebox process 25 ms at start).
+func headerSearchFlags(pkgConfig package: String) -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags", package]
+    let output = Pipe()
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { return [] }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text.split(whereSeparator: \.isWhitespace).map(String.init).filter { $0.hasPrefix("-I") }
+}
 
 let package = Package(
     name: "Shoebox",
@@ -12,20 +29,25 @@ let package = Package(
         // System libraries, found through pkg-config and provided by Debian packages.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The one C shim: typed wrappers for the variadic C calls Swift cannot make.
-        .target(name: "CShim", dependencies: ["CCurl", "CExif", "CVips"]),
+        // libvips (libvips-dev) is opened there with dlopen on first use; zlib
+        // (a libcurl dependency) inflates PNG text chunks.
+        .target(
+            name: "CShim", dependencies: ["CCurl", "CExif"],
+            cSettings: [.unsafeFlags(headerSearchFlags(pkgConfig: "vips"))],
+            linkerSettings: [.linkedLibrary("z")]
+        ),
         // All behaviour: fetch, library, catalog, metadata, thumbnails, verify.
         .target(
             name: "ShoeboxKit",
-            dependencies: ["CShim", "CCurl", "CExif", "CVips", "CSQLite", "CCrypto"]
+            dependencies: ["CShim", "CCurl", "CExif", "CSQLite", "CCrypto"]
         ),
         // Argument parsing and printing only.
         .target(name: "ShoeboxCLI", dependencies: ["ShoeboxKit"]),
         .executableTarget(name: "shoebox", dependencies: ["ShoeboxCLI"]),
-        .testTarget(name: "ShoeboxKitTests", dependencies: ["ShoeboxKit", "CShim", "CExif", "CVips"]),
+        .testTarget(name: "ShoeboxKitTests", dependencies: ["ShoeboxKit", "CShim", "CExif"]),
         .testTarget(
             name: "ShoeboxCLITests",
             dependencies: ["ShoeboxCLI", "ShoeboxKit"],

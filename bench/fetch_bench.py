@@ -3,7 +3,7 @@
 times each tool with os.wait4 (wall time and the child's own peak RSS), and
 prints medians and ratios. Every tool downloads the same URLs with 16 transfers
 at once; shoebox also hashes, checks, reads EXIF, fsyncs and records each file."""
-import argparse, os, shutil, socket, statistics, subprocess, sys, time
+import argparse, hashlib, os, shutil, socket, statistics, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -100,7 +100,7 @@ def timed(cmd, cwd=None, stdout=subprocess.DEVNULL):
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise SystemExit(f"{cmd[0]} exited {code}: {err[-2000:]}")
-    return elapsed, usage.ru_maxrss / 1024.0  # MiB
+    return elapsed, usage.ru_maxrss / 1024.0, usage.ru_utime + usage.ru_stime  # s, MiB, CPU s
 
 
 def write_list(work, port, folder, count, name):
@@ -137,16 +137,17 @@ def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds):
             fresh, cmd, cwd = table[tool]
             fresh()
             subprocess.run(["sync"])
-            elapsed, rss = timed(cmd, cwd=cwd)
-            results.setdefault(tool, []).append((elapsed, rss))
+            elapsed, rss, cpu = timed(cmd, cwd=cwd)
+            results.setdefault(tool, []).append((elapsed, rss, cpu))
     print(f"\n== {name}: {count} files, {total_bytes / 1e6:.1f} MB, {rounds} rounds (median wall time)")
-    print(f"{'tool':10} {'files/s':>10} {'MB/s':>10} {'peak RSS':>10}")
+    print(f"{'tool':10} {'files/s':>10} {'MB/s':>10} {'peak RSS':>10} {'CPU s':>8}")
     medians = {}
     for tool, runs in results.items():
-        t = statistics.median(e for e, _ in runs)
-        rss = max(m for _, m in runs)
+        t = statistics.median(e for e, _, _ in runs)
+        rss = max(m for _, m, _ in runs)
+        cpu = statistics.median(c for _, _, c in runs)
         medians[tool] = t
-        print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB")
+        print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB {cpu:8.3f}")
     for other in ("aria2c", "curl"):
         print(f"shoebox vs {other}: {medians[other] / medians['shoebox']:.2f}x the throughput")
     return medians
@@ -169,6 +170,16 @@ def durable_write_ceiling(work, total_bytes):
     return total_bytes / 1e6 / elapsed
 
 
+def sha256_seconds(paths):
+    """CPU time of SHA-256 (OpenSSL, through hashlib) over the files' bytes, already
+    in memory: work shoebox must add to every byte that curl only copies."""
+    blobs = [open(p, "rb").read() for p in paths]
+    start = time.process_time()
+    for blob in blobs:
+        hashlib.sha256(blob).hexdigest()
+    return time.process_time() - start
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shoebox", required=True)
@@ -189,12 +200,15 @@ def main():
         bench_set("small set", args.shoebox, work, small, args.small, size("small", args.small), args.rounds)
         big = write_list(work, port, "big", args.big, "big.txt")
         bench_set("big set (12 MP)", args.shoebox, work, big, args.big, size("big", args.big), args.rounds)
+        big_paths = [os.path.join(corpus, "big", f"IMG_{i:06d}.jpg") for i in range(args.big)]
+        hashing = statistics.median(sha256_seconds(big_paths) for _ in range(3))
+        print(f"SHA-256 of the big set alone, one core: {hashing:.3f} CPU s ({size('big', args.big) / 1e6 / hashing:.0f} MB/s)")
         ceilings = [durable_write_ceiling(work, size("big", args.big)) for _ in range(3)]
         print(f"durable-write ceiling of this disk (write + fsync the same bytes, median of 3): {statistics.median(ceilings):.1f} MB/s")
         huge = write_list(work, port, "tiny", args.huge_list, "huge.txt")
         lib = os.path.join(work, "out", "hugelib")
         shutil.rmtree(lib, ignore_errors=True)
-        elapsed, rss = timed([args.shoebox, "fetch", huge, "--library", lib, "--jobs", "16", "--per-host", "16"])
+        elapsed, rss, _ = timed([args.shoebox, "fetch", huge, "--library", lib, "--jobs", "16", "--per-host", "16"])
         print(f"\n== {args.huge_list}-URL list: shoebox fetch {elapsed:.1f} s, {args.huge_list / elapsed:.0f} files/s, peak RSS {rss:.1f} MB")
         shutil.rmtree(os.path.join(work, "out"), ignore_errors=True)
     finally:

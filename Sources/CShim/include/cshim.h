@@ -6,11 +6,13 @@
 #define SHOEBOX_CSHIM_H
 
 // Include the system-library modules' own headers, so that Clang maps them to
-// the CCurl/CExif/CVips modules instead of re-declaring the C APIs inside
+// the CCurl/CExif modules instead of re-declaring the C APIs inside
 // CShim (which hid CURLE_* constants from Swift files importing CCurl alone).
 #include "../../CCurl/shim.h"
 #include "../../CExif/shim.h"
-#include "../../CVips/shim.h"
+
+// libvips' image, opaque here: its headers are read by vips.c alone.
+typedef struct _VipsImage VipsImage;
 
 typedef size_t (*shim_curl_data_fn)(char *data, size_t size, size_t count, void *userdata);
 typedef int (*shim_curl_xferinfo_fn)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
@@ -37,26 +39,14 @@ CURLMcode shim_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long val
 // libexif: ExifData.ifd is a C array (a tuple in Swift).
 ExifContent *shim_exif_data_ifd(ExifData *data, ExifIfd ifd);
 
-// libvips: header-only open (no pixels decoded until asked).
-VipsImage *shim_vips_open_header(const char *path);
-// Thumbnail through shrink-on-load. crop: 0 none, 1 centre, 2 attention.
-// Returns 0 on success.
-int shim_vips_thumbnail(const char *path, VipsImage **out, int width, int height,
-                        int crop, int size_down_only);
-int shim_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
-                              int crop, int size_down_only);
-// Savers; keep_metadata 0 strips everything (no GPS in thumbnails).
-int shim_vips_jpegsave(VipsImage *in, const char *path, int quality, int keep_metadata);
-int shim_vips_webpsave(VipsImage *in, const char *path, int quality, int keep_metadata);
-int shim_vips_avifsave(VipsImage *in, const char *path, int quality, int keep_metadata);
-// Convert to sRGB honouring an embedded ICC profile; 0 on success.
-int shim_vips_to_srgb(VipsImage *in, VipsImage **out);
-
 // ---- Library (storage) ----
 // sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writeback now, without waiting.
 int shim_start_writeback(int fd, long long offset, long long length);
 // renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing a file.
 int shim_rename_noreplace(const char *from, const char *to);
+// Sets (on != 0) or clears O_DIRECT on an open descriptor; -1 when the file
+// system refuses it (tmpfs...).
+int shim_set_direct_io(int fd, int on);
 // ---- Metadata ----
 // Loads an EXIF block ("Exif\0\0" followed by a TIFF structure) into a new
 // ExifData with EXIF_DATA_OPTION_FOLLOW_SPECIFICATION and
@@ -65,25 +55,40 @@ int shim_rename_noreplace(const char *from, const char *to);
 // NUL-terminated, into `warnings` (at most `warnings_size` bytes).
 // Returns NULL only when out of memory; free with exif_data_unref.
 ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *warnings, size_t warnings_size);
-// Inflates zlib-compressed data (PNG zTXt/iTXt text) through GIO's
-// GZlibDecompressor. Returns a malloc'd buffer of *out_size bytes (free with
+// Inflates zlib-compressed data (PNG zTXt/iTXt text) with zlib. Returns a malloc'd buffer of *out_size bytes (free with
 // shim_free), or NULL when the data is not valid zlib, is cut short, or would
 // inflate past `limit` bytes.
 unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size);
 void shim_free(void *pointer);
 
-#endif
 
 // ---- libvips: thumbnails (Thumbnails area) ----
-// One-time setup for batch work: one malloc arena and fixed mmap/trim
-// thresholds (so freed image buffers leave the heap), vips_init, the given
-// per-image concurrency, no operation cache, untrusted loaders (ImageMagick...)
-// blocked, libvips' per-tile warnings silenced.
-// Returns 0 on success.
-int shim_vips_setup_batch(const char *argv0, int concurrency);
+// libvips is loaded with dlopen by shim_vips_setup_batch (see vips.c): call it
+// first; no other shim_vips_* function may run before it succeeds.
+// One-time setup for batch work: loads libvips, one malloc arena and fixed
+// mmap/trim thresholds (so freed image buffers leave the heap), vips_init, no
+// operation cache, untrusted loaders (ImageMagick...) blocked, libvips'
+// per-tile warnings silenced; then sets the per-image concurrency.
+// Returns NULL on success, else a message saying what failed.
+const char *shim_vips_setup_batch(int concurrency);
+// Takes (and clears) libvips' error text as a malloc'd string (free with
+// shim_free), or NULL when there is none.
+char *shim_vips_take_error(void);
 // Hands memory freed inside the heap back to the system (malloc_trim), so the
 // holes one image's buffers leave do not add up across images.
 void shim_release_free_memory(void);
+// Header-only open (no pixels decoded until asked); NULL on failure.
+VipsImage *shim_vips_open_header(const char *path);
+// Size as stored, whether EXIF orientation swaps width and height.
+int shim_vips_width(VipsImage *image);
+int shim_vips_height(VipsImage *image);
+int shim_vips_orientation_swap(VipsImage *image);
+// Renders a (lazy) image into memory; NULL on failure.
+VipsImage *shim_vips_copy_memory(VipsImage *image);
+// Savers; keep_metadata 0 strips everything (no GPS in thumbnails). 0 on success.
+int shim_vips_jpegsave(VipsImage *in, const char *path, int quality, int keep_metadata);
+int shim_vips_webpsave(VipsImage *in, const char *path, int quality, int keep_metadata);
+int shim_vips_avifsave(VipsImage *in, const char *path, int quality, int keep_metadata);
 // Shrink-on-load thumbnail, never enlarging, EXIF orientation applied; with
 // has_icc, colour is transformed from the embedded ICC profile to sRGB (without
 // one, libvips 8.14's fallback import shifts saturated colours, so it is not
@@ -108,3 +113,5 @@ int shim_vips_thumbnail_jpeg(const char *path, VipsImage **out, int width, int h
                              int shrink);
 // Whether a header-opened image came from the JPEG loader.
 int shim_vips_is_jpeg(VipsImage *image);
+
+#endif

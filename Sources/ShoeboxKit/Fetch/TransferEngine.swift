@@ -13,8 +13,16 @@ public final class TransferEngine: @unchecked Sendable {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var active: [UnsafeMutableRawPointer: TransferState] = [:]
     private var retryQueue: [(due: Double, state: TransferState)] = []
+    /// Transfers whose network part ended while their last writes were queued:
+    /// they are finished once written, so the network thread never waits for the disk.
+    private var writing: [UnsafeMutableRawPointer: (state: TransferState, code: CURLcode)] = [:]
+    private let writtenLock = NSLock()
+    private var written: [UInt] = []
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let cancelFlag = ManagedAtomicFlag()
+    /// Body buffers: one per running transfer while it fills, plus room for the
+    /// ones being written (see BodyWriter).
+    private let buffers: BufferPool
     /// A failure that stops the whole run (disk full), when one happened.
     public private(set) var stopError: Error?
 
@@ -22,6 +30,7 @@ public final class TransferEngine: @unchecked Sendable {
         self.options = options
         self.store = store
         policy = RetryPolicy(maxRetries: options.retries, baseDelay: options.retryBaseDelay, maxWait: options.maxRetryWait)
+        buffers = BufferPool(size: 512 << 10, limit: options.jobs + 16)
         multi = curl_multi_init()!
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.perHost)
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, options.jobs)
@@ -57,14 +66,17 @@ public final class TransferEngine: @unchecked Sendable {
                     inputDone = true
                     break
                 }
-                start(TransferState(request: request, attempts: 1, maxSize: options.maxSize, stallTimeout: options.stallTimeout, store: store))
+                start(TransferState(
+                    request: request, attempts: 1, maxSize: options.maxSize, stallTimeout: options.stallTimeout,
+                    store: store, buffers: buffers))
             }
-            if inputDone && active.isEmpty && retryQueue.isEmpty { break }
+            if inputDone && active.isEmpty && retryQueue.isEmpty && writing.isEmpty { break }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectFinished(completion)
+            collectWritten(completion)
             let canStartMore = !inputDone && active.count < options.jobs
-            if !canStartMore && (!active.isEmpty || !retryQueue.isEmpty) {
+            if !canStartMore && (!active.isEmpty || !retryQueue.isEmpty || !writing.isEmpty) {
                 var ready: Int32 = 0
                 curl_multi_poll(multi, nil, 0, pollTimeoutMilliseconds(), &ready)
             }
@@ -147,12 +159,35 @@ public final class TransferEngine: @unchecked Sendable {
             curl_multi_remove_handle(multi, handle)
             if let list = conditionalHeaders.removeValue(forKey: handle) { curl_slist_free_all(list) }
             guard let state = active.removeValue(forKey: handle) else { continue }
+            if state.hasQueuedWrites {
+                writing[handle] = (state, code)
+                let key = UInt(bitPattern: handle)
+                state.whenWritten { [self] in
+                    writtenLock.withLock { written.append(key) }
+                    curl_multi_wakeup(multi)
+                }
+                continue
+            }
+            finish(state, handle: handle, code: code, completion: completion)
+            idleHandles.append(handle)
+        }
+    }
+
+    private func collectWritten(_ completion: (CompletedTransfer) -> Void) {
+        let keys = writtenLock.withLock {
+            defer { written.removeAll(keepingCapacity: true) }
+            return written
+        }
+        for key in keys {
+            guard let handle = UnsafeMutableRawPointer(bitPattern: key),
+                  let (state, code) = writing.removeValue(forKey: handle) else { continue }
             finish(state, handle: handle, code: code, completion: completion)
             idleHandles.append(handle)
         }
     }
 
     private func finish(_ state: TransferState, handle: UnsafeMutableRawPointer, code: CURLcode, completion: (CompletedTransfer) -> Void) {
+        let sha256 = state.completeWrites()
         let response = ResponseInfo(handle: handle)
         let verdict = TransferVerdict(code: code, response: response, state: state)
         if verdict.retryable && policy.allowsRetry(after: state.attempts) && !isCancelled {
@@ -169,8 +204,8 @@ public final class TransferEngine: @unchecked Sendable {
         } else if response.status == 304 {
             state.discardFile()
             body = .notModified
-        } else if let file = state.takeFile() {
-            body = .received(file, sha256: state.digest(), bytes: state.bytes, prefix: state.prefix)
+        } else if let sha256, let file = state.takeFile() {
+            body = .received(file, sha256: sha256, bytes: state.bytes, prefix: state.prefix)
         } else {
             body = .empty
         }
@@ -191,6 +226,11 @@ public final class TransferEngine: @unchecked Sendable {
             idleHandles.append(handle)
         }
         active.removeAll()
+        for (handle, entry) in writing {
+            entry.state.discardFile()
+            idleHandles.append(handle)
+        }
+        writing.removeAll()
         for entry in retryQueue { entry.state.discardFile() }
         retryQueue.removeAll()
     }

@@ -9,16 +9,14 @@ final class TransferState {
     var attempts: Int
     let maxSize: Int64
     let store: OriginalStore
+    let buffers: BufferPool
 
     private(set) var file: StagingFile?
+    /// Writes and hashes the body into `file`.
+    private var writer: BodyWriter?
     /// True when the body was drained because the status was not 2xx.
     var discardedErrorBody: Bool { discarding }
-    /// SHA-256 runs on its own queue, beside the network thread: on big bodies
-    /// the hash and the transfer then use both cores.
-    private var hasher = SHA256Hasher()
-    private let hashQueue = DispatchQueue(label: "shoebox.transfer.hash")
     private(set) var bytes: Int64 = 0
-    private var writebackOffset: Int64 = 0
     private(set) var prefix: [UInt8] = []
     /// Set when the callback aborted the body on purpose.
     var abortReason: String?
@@ -45,7 +43,9 @@ final class TransferState {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    init(request: TransferRequest, attempts: Int, maxSize: Int64, stallTimeout: Double, store: OriginalStore) {
+    init(request: TransferRequest, attempts: Int, maxSize: Int64, stallTimeout: Double, store: OriginalStore,
+         buffers: BufferPool) {
+        self.buffers = buffers
         self.stallTimeout = stallTimeout
         self.request = request
         self.attempts = attempts
@@ -56,9 +56,7 @@ final class TransferState {
     /// Starts a fresh attempt: forget any partial body.
     func resetForAttempt() {
         discardFile()
-        hasher = SHA256Hasher()
         bytes = 0
-        writebackOffset = 0
         prefix = []
         abortReason = nil
         stalled = false
@@ -94,33 +92,37 @@ final class TransferState {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
-    /// Small bodies are hashed inline (a copy and a queue hop would cost more);
-    /// past the first MiB, chunks are hashed in order on the hash queue.
-    private func hash(_ data: UnsafeRawBufferPointer) {
-        guard bytes >= 1 << 20 else {
-            hasher.update(data)
-            return
-        }
-        let chunk = Data(data)
-        let hasher = self.hasher
-        hashQueue.async { hasher.update(chunk) }
+    /// Whether the body still has writes queued (see BodyWriter).
+    var hasQueuedWrites: Bool { writer?.hasQueuedWrites ?? false }
+
+    func whenWritten(_ done: @escaping @Sendable () -> Void) {
+        guard let writer else { return done() }
+        writer.whenWritten(done)
     }
 
-    /// The SHA-256 of the body received, once every chunk is hashed.
-    func digest() -> String {
-        let hasher = self.hasher
-        return hashQueue.sync { hasher.finalizeHex() }
+    /// Waits for the body's last writes; returns its SHA-256, or nil (and sets
+    /// `writeError`) when a write failed. Call once the transfer has ended.
+    func completeWrites() -> String? {
+        guard let writer else { return nil }
+        do {
+            return try writer.finish()
+        } catch {
+            if writeError == nil { writeError = error }
+            return nil
+        }
     }
 
     /// Hands the staging file over (after success); the state no longer owns it.
     func takeFile() -> StagingFile? {
-        defer { file = nil }
+        defer { file = nil; writer = nil }
         return file
     }
 
     func discardFile() {
+        writer?.abandon()
         if let file { store.discard(file) }
         file = nil
+        writer = nil
     }
 
     /// Called by curl's write callback; returns the number of bytes consumed
@@ -142,8 +144,12 @@ final class TransferState {
             return 0
         }
         do {
-            if file == nil { file = try store.makeStagingFile() }
-            try writeAll(data, to: file!)
+            if writer == nil {
+                let file = try store.makeStagingFile()
+                self.file = file
+                writer = BodyWriter(file: file, buffers: buffers)
+            }
+            try writer!.append(data)
         } catch {
             writeError = error
             return 0
@@ -151,31 +157,7 @@ final class TransferState {
         if prefix.count < FormatSniffer.prefixLength {
             prefix += data.prefix(FormatSniffer.prefixLength - prefix.count)
         }
-        hash(data)
         bytes += Int64(data.count)
-        startWritebackIfDue()
         return data.count
-    }
-
-    /// Asks the kernel to start writing each 4 MiB to disk as it arrives, so the
-    /// batch's single sync later finds little left to do (overlaps disk and network).
-    private func startWritebackIfDue() {
-        let chunk: Int64 = 4 << 20
-        guard let file, bytes - writebackOffset >= chunk else { return }
-        shim_start_writeback(file.descriptor, writebackOffset, bytes - writebackOffset)
-        writebackOffset = bytes
-    }
-
-    private func writeAll(_ data: UnsafeRawBufferPointer, to file: StagingFile) throws {
-        var offset = 0
-        while offset < data.count {
-            let written = write(file.descriptor, data.baseAddress! + offset, data.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == ENOSPC || errno == EDQUOT { throw LibraryError.diskFull(path: file.path) }
-                throw POSIXFileError(path: file.path, operation: "write", code: errno)
-            }
-            offset += written
-        }
     }
 }

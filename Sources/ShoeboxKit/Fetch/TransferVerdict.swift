@@ -10,7 +10,14 @@ struct TransferVerdict {
 
     init(code: CURLcode, response: ResponseInfo, state: TransferState) {
         let status = response.status ?? 0
-        if code == CURLE_OK || (code == CURLE_WRITE_ERROR && state.discardedErrorBody && state.abortReason == nil && state.writeError == nil) {
+        // First: a write that failed after curl had handed the bytes over ends
+        // the transfer with CURLE_OK.
+        if let error = state.writeError {
+            failure = "\(error)"
+            retryable = false
+            return
+        }
+        if code == CURLE_OK || (code == CURLE_WRITE_ERROR && state.discardedErrorBody && state.abortReason == nil) {
             if (200..<300).contains(status) || (status == 304 && state.request.isConditional) {
                 failure = nil
                 retryable = false
@@ -23,11 +30,6 @@ struct TransferVerdict {
         if let reason = state.abortReason {
             failure = reason
             retryable = state.stalled
-            return
-        }
-        if let error = state.writeError {
-            failure = "\(error)"
-            retryable = false
             return
         }
         let detail = state.errorDetail.isEmpty ? String(cString: curl_easy_strerror(code)) : state.errorDetail

@@ -1,5 +1,4 @@
 import CShim
-import CVips
 import Foundation
 
 /// Makes thumbnail sets for a list of originals, in parallel over `options.jobs`
@@ -159,7 +158,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
         guard stat(path, &info) == 0 else { return nil }
         return ThumbnailRecord(
             originalSHA256: source.sha256, size: target.size.name, path: target.path, format: options.format.rawValue,
-            width: Int(vips_image_get_width(header)), height: Int(vips_image_get_height(header)),
+            width: Int(shim_vips_width(header)), height: Int(shim_vips_height(header)),
             bytes: Int64(info.st_size), createdAt: Self.timestamp(info.st_mtim.tv_sec))
     }
 

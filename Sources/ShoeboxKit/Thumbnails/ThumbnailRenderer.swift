@@ -1,5 +1,4 @@
 import CShim
-import CVips
 import Foundation
 
 /// Makes a set of thumbnails of one image from a single decode: the largest is
@@ -45,11 +44,11 @@ struct ThumbnailRenderer {
             throw ThumbnailError.unreadable(path: name, reason: VipsRuntime.takeError())
         }
         defer { shim_vips_unref(header) }
-        let width = Int(vips_image_get_width(header)), height = Int(vips_image_get_height(header))
+        let width = Int(shim_vips_width(header)), height = Int(shim_vips_height(header))
         if width * height > options.maxPixels {
             throw ThumbnailError.tooManyPixels(path: name, width: width, height: height, limit: options.maxPixels)
         }
-        let swap = vips_image_get_orientation_swap(header) != 0
+        let swap = shim_vips_orientation_swap(header) != 0
         return Source(file: file, name: name, width: swap ? height : width, height: swap ? width : height,
                       hasICC: shim_vips_has_icc(header) != 0, isJPEG: shim_vips_is_jpeg(header) != 0)
     }
@@ -85,7 +84,7 @@ struct ThumbnailRenderer {
         let boxHeight = primaryIsExact ? targets[primary].size.height : Int((Double(source.height) * scale).rounded(.up))
         let decoded = try decode(source, width: boxWidth, height: boxHeight, crop: 0, scale: scale)
         defer { shim_vips_unref(decoded) }
-        guard let shared = vips_image_copy_memory(decoded) else {
+        guard let shared = shim_vips_copy_memory(decoded) else {
             throw ThumbnailError.decodeFailed(path: source.name, reason: VipsRuntime.takeError())
         }
         defer { shim_vips_unref(shared) }
@@ -96,7 +95,7 @@ struct ThumbnailRenderer {
                 continue
             }
             let itemStart = index == primary ? start : DispatchTime.now()
-            var derived: UnsafeMutablePointer<VipsImage>?
+            var derived: OpaquePointer?
             guard shim_vips_thumbnail_derived(shared, &derived, Int32(target.size.width), Int32(target.size.height),
                                               options.fit.cropMode) == 0, let derived else {
                 throw ThumbnailError.decodeFailed(path: source.name, reason: VipsRuntime.takeError())
@@ -111,8 +110,8 @@ struct ThumbnailRenderer {
     /// JPEGs are decoded at the smallest DCT scale that keeps enough pixels for
     /// `scale`; other formats go through libvips' own shrink-on-load.
     private func decode(_ source: Source, width: Int, height: Int, crop: Int32, scale: Double) throws
-        -> UnsafeMutablePointer<VipsImage> {
-        var thumbnail: UnsafeMutablePointer<VipsImage>?
+        -> OpaquePointer {
+        var thumbnail: OpaquePointer?
         let icc: Int32 = source.hasICC ? 1 : 0
         let status = source.isJPEG
             ? shim_vips_thumbnail_jpeg(source.file, &thumbnail, Int32(width), Int32(height), crop, icc,
@@ -122,7 +121,7 @@ struct ThumbnailRenderer {
             throw ThumbnailError.decodeFailed(path: source.name, reason: VipsRuntime.takeError())
         }
         defer { shim_vips_unref(thumbnail) }
-        var saveable: UnsafeMutablePointer<VipsImage>?
+        var saveable: OpaquePointer?
         guard shim_vips_to_srgb8(thumbnail, &saveable, options.format == .jpeg ? 1 : 0) == 0, let saveable else {
             throw ThumbnailError.decodeFailed(path: source.name, reason: VipsRuntime.takeError())
         }
@@ -131,7 +130,7 @@ struct ThumbnailRenderer {
 
     /// Encodes to a temporary file beside the target, then renames it into place.
     private func save(
-        _ image: UnsafeMutablePointer<VipsImage>, of original: String, to target: ThumbnailTarget, since start: DispatchTime
+        _ image: OpaquePointer, of original: String, to target: ThumbnailTarget, since start: DispatchTime
     ) throws -> RenderedThumbnail {
         let path = libraryRoot + "/" + target.path
         let folder = (path as NSString).deletingLastPathComponent
@@ -161,7 +160,7 @@ struct ThumbnailRenderer {
         var info = stat()
         let bytes = stat(path, &info) == 0 ? Int64(info.st_size) : 0
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000
-        return RenderedThumbnail(target: target, width: Int(vips_image_get_width(image)),
-                                 height: Int(vips_image_get_height(image)), bytes: bytes, milliseconds: elapsed)
+        return RenderedThumbnail(target: target, width: Int(shim_vips_width(image)),
+                                 height: Int(shim_vips_height(image)), bytes: bytes, milliseconds: elapsed)
     }
 }

@@ -1,5 +1,4 @@
 import CShim
-import CVips
 import Foundation
 
 /// libvips, started once per process for batch work: each image runs on one
@@ -7,9 +6,7 @@ import Foundation
 enum VipsRuntime {
     private static let errorLock = NSLock()
 
-    private static let startFailure: String? = {
-        shim_vips_setup_batch("shoebox", 1) == 0 ? nil : takeError()
-    }()
+    private static let startFailure: String? = shim_vips_setup_batch(1).map { String(cString: $0) }
 
     static func start() throws {
         if let failure = startFailure { throw ThumbnailError.vipsUnavailable(failure) }
@@ -29,8 +26,8 @@ enum VipsRuntime {
     static func takeError() -> String {
         errorLock.lock()
         defer { errorLock.unlock() }
-        guard let buffer = vips_error_buffer_copy() else { return "unknown libvips error" }
-        defer { g_free(buffer) }
+        guard let buffer = shim_vips_take_error() else { return "unknown libvips error" }
+        defer { shim_free(buffer) }
         let lines = String(cString: buffer).split(separator: "\n").map(String.init)
         return lines.last ?? "unknown libvips error"
     }

@@ -1,0 +1,84 @@
+import XCTest
+@testable import ShoeboxKit
+
+/// The body writer must store exactly the bytes it was given, whatever their
+/// size and however curl cut them up, and hash them; with direct I/O (whole
+/// blocks) and through the page cache alike.
+final class BodyWriterTests: XCTestCase {
+    private var folder = ""
+
+    override func setUpWithError() throws {
+        folder = NSTemporaryDirectory() + "body-writer-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    func testStoresAndHashesEveryBodySizeInAnyChunking() throws {
+        let pool = BufferPool(size: 64 << 10, limit: 4)
+        let sizes = [0, 1, 4095, 4096, 4097, (64 << 10) - 1, 64 << 10, (64 << 10) + 1, 3 * (64 << 10) + 4096,
+                     1_000_003]
+        var generator = SystemRandomNumberGenerator()
+        for directIO in [true, false] {
+            for size in sizes {
+                let body = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let chunk = [1, 977, 16 << 10, 70_000][size % 4]
+                let (path, digest) = try write(body, chunk: chunk, pool: pool, directIO: directIO)
+                XCTAssertEqual([UInt8](FileManager.default.contents(atPath: path) ?? Data()), body,
+                               "size \(size), direct \(directIO)")
+                XCTAssertEqual(digest, try Self.sha256sum(path), "size \(size), direct \(directIO)")
+            }
+        }
+    }
+
+    func testAbandonedBodyCanBeRemovedAndItsBuffersAreReused() throws {
+        let pool = BufferPool(size: 64 << 10, limit: 2)
+        for round in 0..<5 {
+            let path = folder + "/abandoned-\(round)"
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            let writer = BodyWriter(file: StagingFile(path: path, descriptor: fd), buffers: pool)
+            let body = [UInt8](repeating: UInt8(round), count: 200_000)
+            try body.withUnsafeBytes { try writer.append($0) }
+            writer.abandon()
+            close(fd)
+            unlink(path)
+        }
+        // With only two buffers, a buffer kept by an abandoned body would block here.
+        let (path, _) = try write([UInt8](repeating: 7, count: 300_000), chunk: 4096, pool: pool, directIO: true)
+        XCTAssertEqual(FileManager.default.contents(atPath: path), Data(repeating: 7, count: 300_000))
+    }
+
+    /// Writes `body` in `chunk`-byte pieces; returns the file's path and the writer's digest.
+    private func write(_ body: [UInt8], chunk: Int, pool: BufferPool, directIO: Bool) throws -> (String, String) {
+        let path = folder + "/" + UUID().uuidString
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        let writer = BodyWriter(file: StagingFile(path: path, descriptor: fd), buffers: pool, directIO: directIO)
+        var offset = 0
+        try body.withUnsafeBytes { bytes in
+            while offset < bytes.count {
+                let end = min(offset + chunk, bytes.count)
+                try writer.append(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+                offset = end
+            }
+        }
+        return (path, try writer.finish())
+    }
+
+    /// coreutils' sha256sum of a file: an oracle independent of our hasher.
+    private static func sha256sum(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return String(text.prefix(64))
+    }
+}
