@@ -39,6 +39,7 @@ static void shim_vips_quiet_log(const gchar *domain, GLogLevelFlags level, const
 }
 
 static void shim_vips_load(void) {
+    strcpy(shim_vips_load_error, "libvips setup did not finish");
     /* The shared object of the libvips the headers describe (libvips.so.42). */
     char soname[64];
     snprintf(soname, sizeof soname, "libvips.so.%d", VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE);
@@ -78,7 +79,6 @@ static void shim_vips_load(void) {
 }
 
 const char *shim_vips_setup_batch(int concurrency) {
-    strcpy(shim_vips_load_error, "libvips setup did not finish");
     pthread_once(&shim_vips_once, shim_vips_load);
     if (shim_vips_load_error[0]) return shim_vips_load_error;
     p_vips_concurrency_set(concurrency < 1 ? 1 : concurrency);

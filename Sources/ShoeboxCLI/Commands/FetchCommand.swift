@@ -1,3 +1,4 @@
+import Foundation
 import ShoeboxKit
 
 /// `shoebox fetch [LIST ...] [--url URL ...] --library DIR`.
@@ -18,6 +19,7 @@ public enum FetchCommand: Command {
             OptionSpec("max-size", .value("SIZE"), help: "Largest body accepted (K, M, G suffixes).", default: "200M"),
             OptionSpec("user-agent", .value("TEXT"), help: "User-Agent header.", default: "shoebox/\(Shoebox.version)"),
             OptionSpec("header", short: "H", .values("'NAME: VALUE'"), help: "An extra request header."),
+            OptionSpec("cacert", .value("FILE"), help: "Verify HTTPS servers against the CA certificates in FILE (PEM), not the system's."),
             OptionSpec("refresh", help: "Revalidate archived URLs (If-None-Match/If-Modified-Since) instead of skipping them."),
             OptionSpec("strict", help: "Refuse to start when any list line is not an http(s) URL."),
             OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),
@@ -78,6 +80,12 @@ public enum FetchCommand: Command {
             }
         }
         options.headers = arguments.values("header")
+        if let file = arguments.value("cacert") {
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw UsageError.invalidValue(option: "cacert", value: file, expected: "a readable PEM file of CA certificates")
+            }
+            options.caCertificates = file
+        }
         options.refresh = arguments.flag("refresh")
         return options
     }

@@ -18,6 +18,8 @@ public struct FetchOptions: Sendable {
     public var userAgent = "shoebox/\(Shoebox.version)"
     /// Extra request headers, "Name: value".
     public var headers: [String] = []
+    /// A PEM file of CA certificates to verify HTTPS servers against, instead of the system's.
+    public var caCertificates: String?
     /// Revalidate archived URLs with If-None-Match / If-Modified-Since instead of skipping them.
     public var refresh = false
 

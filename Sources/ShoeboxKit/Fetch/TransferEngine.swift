@@ -124,6 +124,7 @@ public final class TransferEngine: @unchecked Sendable {
         long(CURLOPT_PIPEWAIT, 1)
         string(CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl can decode; stored decoded
         string(CURLOPT_USERAGENT, options.userAgent)
+        if let caCertificates = options.caCertificates { string(CURLOPT_CAINFO, caCertificates) }
         shim_curl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxSize))
         if let etag = state.request.etag {
             headerList(for: handle, adding: "If-None-Match: \(etag)")
