@@ -12,11 +12,20 @@ final class FetchReliabilityTests: XCTestCase {
     }
 
     func testDiskFillingUpMidRunIsAClearErrorKeepsNoPartialAndALaterRunCompletes() throws {
+        try checkDiskFillingUp(bodyBytes: 300_000, diskKilobytes: 1024)
+    }
+
+    /// Bodies over one 512 KiB buffer: the disk fills up in a write queued off the network thread.
+    func testDiskFillingUpDuringAQueuedDirectWriteIsTheSameClearError() throws {
+        try checkDiskFillingUp(bodyBytes: 1_600_000, diskKilobytes: 4096)
+    }
+
+    private func checkDiskFillingUp(bodyBytes: Int, diskKilobytes: Int) throws {
         let server = try startFixtureServer()
-        let disk = try SmallFilesystem(kilobytes: 1024, test: self)
+        let disk = try SmallFilesystem(kilobytes: diskKilobytes, test: self)
         let work = try makeTemporaryDirectory(self)
         let library = disk.path + "/library"
-        let urls = (0..<6).map { server.url("/big/full-\($0)?size=\(300_000 + $0)&cl=1") }
+        let urls = (0..<6).map { server.url("/big/full-\($0)?size=\(bodyBytes + $0)&cl=1") }
         let list = try writeList(urls, in: work)
 
         let full = try ShoeboxProcess.run(["fetch", list, "--library", library, "--jobs", "2"])
@@ -27,7 +36,7 @@ final class FetchReliabilityTests: XCTestCase {
         let stored = try SQLiteCatalog(path: library + "/catalog.sqlite", readOnly: true).countOriginals()
         XCTAssertLessThan(stored, 6)
 
-        try SmallFilesystem.run("/usr/bin/mount", ["-o", "remount,size=8m", disk.path])
+        try SmallFilesystem.run("/usr/bin/mount", ["-o", "remount,size=\(diskKilobytes * 12)k", disk.path])
         let later = try ShoeboxProcess.run(["fetch", list, "--library", library, "--json"])
         XCTAssertEqual(later.status, 0, later.stderr)
         XCTAssertEqual(try SQLiteCatalog(path: library + "/catalog.sqlite", readOnly: true).countOriginals(), 6)

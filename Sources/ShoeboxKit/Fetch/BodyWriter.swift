@@ -4,36 +4,43 @@ import Foundation
 /// Writes one transfer's body to its staging file and computes its SHA-256.
 ///
 /// The network thread only copies the bytes into a page-aligned buffer. A full
-/// buffer is hashed and written on the transfer's own serial queue (those
-/// queues share a pool over the cores), with direct I/O: the bytes go from the
-/// buffer to the disk, skipping the page-cache copy and the later writeback,
-/// which on the 12 MP bench set cost more CPU than hashing them. A body that
-/// fits in one buffer is hashed and written at the end, in one call, through
-/// the page cache. File systems without direct I/O (tmpfs...) get the page
-/// cache for every write.
+/// buffer is hashed on the transfer's own serial queue (those queues share a
+/// pool over the cores), then written on one of a few output lanes with direct
+/// I/O: the bytes go from the buffer to the disk, skipping the page-cache copy
+/// and the later writeback, which on the 12 MP bench set cost more CPU than
+/// hashing them. The first buffer goes through the page cache, so reading the
+/// metadata back finds it in memory; so does a body that fits in one buffer,
+/// written in one call at the end. File systems without direct I/O get the
+/// page cache for every write.
 final class BodyWriter: @unchecked Sendable {
-    private static let writers = DispatchQueue(label: "shoebox.body-writers", attributes: .concurrent)
+    private static let hashers = DispatchQueue(label: "shoebox.body-hashers", attributes: .concurrent)
+    /// Writes that wait for the disk run on these serial lanes (a transfer always
+    /// uses the same one, so its writes stay in order), which bounds the threads
+    /// blocked in the kernel however many transfers run.
+    private static let lanes = (0..<8).map { DispatchQueue(label: "shoebox.body-output-\($0)") }
+    private static let laneCounter = ManagedCounter()
     /// Set once a file system refused direct I/O.
     private static let directRefused = ManagedAtomicFlag()
 
     let file: StagingFile
     private let buffers: BufferPool
     private let directIO: Bool
-    private let queue = DispatchQueue(label: "shoebox.body-writer", target: BodyWriter.writers)
-    /// Direct writes wait for the disk: on their own queue (a thread of its own
-    /// while busy), so the hashing goes on meanwhile.
-    private let output = DispatchQueue(label: "shoebox.body-output")
+    private let queue = DispatchQueue(label: "shoebox.body-hasher", target: BodyWriter.hashers)
+    private let output = BodyWriter.lanes[BodyWriter.laneCounter.next() % BodyWriter.lanes.count]
     private let hasher = SHA256Hasher()
     /// The buffer being filled, and how far (network thread).
     private var buffer: UnsafeMutableRawPointer?
     private var filled = 0
     /// Bytes handed to the queue (network thread).
     private var submitted: Int64 = 0
-    /// Whether the descriptor has O_DIRECT set (queue).
+    /// Whether the descriptor has O_DIRECT set, and whether a direct write
+    /// succeeded on it (output lane).
     private var direct = false
+    private var directWorked = false
     private let lock = NSLock()
     private var failure: Error?
     private var abandoned = false
+    private var directWriteCount = 0
 
     /// `directIO: false` writes through the page cache only (as on a file
     /// system that refuses direct I/O).
@@ -42,6 +49,13 @@ final class BodyWriter: @unchecked Sendable {
         self.buffers = buffers
         self.directIO = directIO
     }
+
+    /// Writes made with direct I/O so far (for tests).
+    var directWrites: Int { lock.withLock { directWriteCount } }
+
+    /// Whether writes are still queued: then `whenWritten` tells when `finish`
+    /// will not wait (network thread).
+    var hasQueuedWrites: Bool { submitted > 0 }
 
     /// Takes the next bytes of the body. Throws the first write failure so far.
     func append(_ data: UnsafeRawBufferPointer) throws {
@@ -57,10 +71,6 @@ final class BodyWriter: @unchecked Sendable {
             if filled == buffers.size { submitBuffer() }
         }
     }
-
-    /// Whether writes are still queued: then `whenWritten` tells when `finish`
-    /// will not wait (network thread).
-    var hasQueuedWrites: Bool { submitted > 0 }
 
     /// Submits what is left and calls `done` (on another thread) once every
     /// write has finished.
@@ -102,38 +112,39 @@ final class BodyWriter: @unchecked Sendable {
     }
 
     private func submitBuffer() {
-        // Only the queue touches the buffer from here until it is given back.
         guard let current = buffer else { return }
+        // Only the queues touch the buffer from here until it is given back.
         nonisolated(unsafe) let chunk = current
         let length = filled, offset = submitted
         buffer = nil
         filled = 0
         submitted += Int64(length)
         queue.async { [self] in
-            guard lock.withLock({ !abandoned && failure == nil }) else { return buffers.give(chunk) }
-            let bytes = UnsafeRawBufferPointer(start: chunk, count: length)
-            hasher.update(bytes)
+            guard isLive else { return buffers.give(chunk) }
+            hasher.update(UnsafeRawBufferPointer(start: chunk, count: length))
             output.async { [self] in
                 defer { buffers.give(chunk) }
-                guard lock.withLock({ !abandoned && failure == nil }) else { return }
+                guard isLive else { return }
                 let bytes = UnsafeRawBufferPointer(start: chunk, count: length)
                 do { try write(bytes, at: offset) } catch { fail(error) }
             }
         }
     }
 
-    /// Whole blocks straight to the disk; a tail shorter than a block (the end
-    /// of the body) through the page cache.
+    /// Whole blocks straight to the disk, except at the start of the body; a
+    /// tail shorter than a block (the end of the body) through the page cache.
     private func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         let blocks = bytes.count / BufferPool.alignment * BufferPool.alignment
-        guard blocks > 0 && enableDirect() else {
+        guard offset > 0, blocks > 0, enableDirect() else {
             disableDirect()
             return try writeAll(bytes, at: offset)
         }
         do {
             try writeAll(UnsafeRawBufferPointer(rebasing: bytes[..<blocks]), at: offset)
-        } catch let error as POSIXFileError where error.code == EINVAL {
-            // Accepted the flag but not the write: the page cache from now on.
+            directWorked = true
+            lock.withLock { directWriteCount += 1 }
+        } catch let error as POSIXFileError where error.code == EINVAL && !directWorked {
+            // The file system took the flag but refuses the writes: the page cache from now on.
             Self.directRefused.set()
             disableDirect()
             return try writeAll(bytes, at: offset)
@@ -160,6 +171,8 @@ final class BodyWriter: @unchecked Sendable {
         direct = false
     }
 
+    /// pwrite until done. A short direct write (the disk filling up) leaves the
+    /// rest unaligned: it goes on through the page cache, which reports the error.
     private func writeAll(_ bytes: UnsafeRawBufferPointer, at start: Int64) throws {
         var done = 0
         while done < bytes.count {
@@ -170,9 +183,11 @@ final class BodyWriter: @unchecked Sendable {
                 throw POSIXFileError(path: file.path, operation: "write", code: errno)
             }
             done += count
+            if done < bytes.count { disableDirect() }
         }
     }
 
+    private var isLive: Bool { lock.withLock { !abandoned && failure == nil } }
     private var currentFailure: Error? { lock.withLock { failure } }
 
     private func fail(_ error: Error) {

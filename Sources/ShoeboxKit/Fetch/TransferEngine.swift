@@ -30,7 +30,7 @@ public final class TransferEngine: @unchecked Sendable {
         self.options = options
         self.store = store
         policy = RetryPolicy(maxRetries: options.retries, baseDelay: options.retryBaseDelay, maxWait: options.maxRetryWait)
-        buffers = BufferPool(size: 512 << 10, limit: options.jobs + 16)
+        buffers = BufferPool(size: Self.bufferSize(jobs: options.jobs), limit: options.jobs + 16)
         multi = curl_multi_init()!
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.perHost)
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, options.jobs)
@@ -44,6 +44,14 @@ public final class TransferEngine: @unchecked Sendable {
         for handle in idleHandles + Array(active.keys) { curl_easy_cleanup(handle) }
         curl_multi_cleanup(multi)
         curl_slist_free_all(headerList)
+    }
+
+    /// 512 KiB per body buffer, smaller with many transfers at once so that all
+    /// of them (jobs + 16) stay within about 64 MiB: 16 MiB at the default -j 16,
+    /// 64 KiB buffers at -j 1000.
+    static func bufferSize(jobs: Int) -> Int {
+        let share = (64 << 20) / (jobs + 16) / BufferPool.alignment * BufferPool.alignment
+        return min(512 << 10, max(64 << 10, share))
     }
 
     /// Stops starting transfers and aborts running ones; `run` returns soon after.
@@ -81,7 +89,10 @@ public final class TransferEngine: @unchecked Sendable {
                 curl_multi_poll(multi, nil, 0, pollTimeoutMilliseconds(), &ready)
             }
         }
-        if isCancelled { abortAll() }
+        if isCancelled {
+            finishWritten(completion)
+            abortAll()
+        }
     }
 
     private func pollTimeoutMilliseconds() -> Int32 {
@@ -160,6 +171,9 @@ public final class TransferEngine: @unchecked Sendable {
             curl_multi_remove_handle(multi, handle)
             if let list = conditionalHeaders.removeValue(forKey: handle) { curl_slist_free_all(list) }
             guard let state = active.removeValue(forKey: handle) else { continue }
+            if code != CURLE_OK && !state.discardedErrorBody {
+                state.discardFile()  // a failed attempt: its queued writes are dropped, not waited for
+            }
             if state.hasQueuedWrites {
                 writing[handle] = (state, code)
                 let key = UInt(bitPattern: handle)
@@ -218,6 +232,16 @@ public final class TransferEngine: @unchecked Sendable {
             request: state.request, body: body, attempts: state.attempts, httpStatus: response.status,
             contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
             finalURL: response.effectiveURL))
+    }
+
+    /// On cancel: transfers whose download is complete are finished (their last
+    /// writes waited for) and reported, so that their originals are kept.
+    private func finishWritten(_ completion: (CompletedTransfer) -> Void) {
+        for (handle, entry) in writing {
+            finish(entry.state, handle: handle, code: entry.code, completion: completion)
+            idleHandles.append(handle)
+        }
+        writing.removeAll()
     }
 
     private func abortAll() {

@@ -25,7 +25,13 @@ final class BodyWriterTests: XCTestCase {
             for size in sizes {
                 let body = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 let chunk = [1, 977, 16 << 10, 70_000][size % 4]
-                let (path, digest) = try write(body, chunk: chunk, pool: pool, directIO: directIO)
+                let (path, digest, directWrites) = try write(body, chunk: chunk, pool: pool, directIO: directIO)
+                if directIO && size >= 3 * (64 << 10) {
+                    // The folder is on a disk (ext4 here), which takes direct I/O.
+                    XCTAssertGreaterThan(directWrites, 0, "size \(size): whole buffers after the first go direct")
+                } else {
+                    XCTAssertEqual(directWrites, 0, "size \(size), direct \(directIO)")
+                }
                 XCTAssertEqual([UInt8](FileManager.default.contents(atPath: path) ?? Data()), body,
                                "size \(size), direct \(directIO)")
                 XCTAssertEqual(digest, try Self.sha256sum(path), "size \(size), direct \(directIO)")
@@ -47,12 +53,13 @@ final class BodyWriterTests: XCTestCase {
             unlink(path)
         }
         // With only two buffers, a buffer kept by an abandoned body would block here.
-        let (path, _) = try write([UInt8](repeating: 7, count: 300_000), chunk: 4096, pool: pool, directIO: true)
+        let (path, _, _) = try write([UInt8](repeating: 7, count: 300_000), chunk: 4096, pool: pool, directIO: true)
         XCTAssertEqual(FileManager.default.contents(atPath: path), Data(repeating: 7, count: 300_000))
     }
 
-    /// Writes `body` in `chunk`-byte pieces; returns the file's path and the writer's digest.
-    private func write(_ body: [UInt8], chunk: Int, pool: BufferPool, directIO: Bool) throws -> (String, String) {
+    /// Writes `body` in `chunk`-byte pieces; returns the file's path, the writer's
+    /// digest and how many of its writes were direct.
+    private func write(_ body: [UInt8], chunk: Int, pool: BufferPool, directIO: Bool) throws -> (String, String, Int) {
         let path = folder + "/" + UUID().uuidString
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         XCTAssertGreaterThanOrEqual(fd, 0)
@@ -66,7 +73,8 @@ final class BodyWriterTests: XCTestCase {
                 offset = end
             }
         }
-        return (path, try writer.finish())
+        let digest = try writer.finish()
+        return (path, digest, writer.directWrites)
     }
 
     /// coreutils' sha256sum of a file: an oracle independent of our hasher.

@@ -125,9 +125,21 @@ final class FetchRulesTests: XCTestCase {
     }
 
     func testURLDeduplicator() {
-        var seen = URLDeduplicator()
+        let seen = URLDeduplicator()
         XCTAssertTrue(seen.insert("http://a.test/1"))
         XCTAssertTrue(seen.insert("http://a.test/2"))
         XCTAssertFalse(seen.insert("http://a.test/1"))
+    }
+
+    func testURLDeduplicatorKeepsEveryURLAcrossItsMoveToDisk() {
+        let seen = URLDeduplicator(memoryLimit: 1_000)
+        let urls = (0..<5_000).map { "http://a.test/photo-\($0).jpg" }
+        for (index, url) in urls.enumerated() {
+            XCTAssertTrue(seen.insert(url), "first time: \(url)")
+            if index % 7 == 0 { XCTAssertFalse(seen.insert(urls[index / 2]), "repeat of \(urls[index / 2])") }
+        }
+        XCTAssertTrue(seen.isOnDisk, "past 1,000 keys they live in the temporary database")
+        for url in urls { XCTAssertFalse(seen.insert(url), "repeat: \(url)") }
+        XCTAssertTrue(seen.insert("http://a.test/new"))
     }
 }
