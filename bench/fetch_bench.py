@@ -3,7 +3,7 @@
 times each tool with os.wait4 (wall time and the child's own peak RSS), and
 prints medians and ratios. Every tool downloads the same URLs with 16 transfers
 at once; shoebox also hashes, checks, reads EXIF, fsyncs and records each file."""
-import argparse, os, shutil, socket, statistics, subprocess, sys, time
+import argparse, os, tempfile, shutil, socket, statistics, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -92,15 +92,24 @@ http {{
 
 
 def timed(cmd, cwd=None, stdout=subprocess.DEVNULL):
+    """Wall time, peak RSS (MiB) and CPU seconds of one run. The peak RSS comes
+    from /usr/bin/time inside the child: the kernel's figure for a child of this
+    process starts at this (Python) process's own size, which hid curl's."""
+    handle, rss_file = tempfile.mkstemp(prefix="shoebox-bench-rss-")
+    os.close(handle)
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss_file, *cmd], cwd=cwd, stdout=stdout,
+                            stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.monotonic() - start
     err = proc.stderr.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise SystemExit(f"{cmd[0]} exited {code}: {err[-2000:]}")
-    return elapsed, usage.ru_maxrss / 1024.0, usage.ru_utime + usage.ru_stime  # s, MiB, CPU s
+    with open(rss_file) as f:
+        rss_kb = int(f.read().split()[-1])
+    os.unlink(rss_file)
+    return elapsed, rss_kb / 1024.0, usage.ru_utime + usage.ru_stime  # s, MiB, CPU s
 
 
 def write_list(work, port, folder, count, name):
