@@ -134,7 +134,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
             for statement in CatalogSchema.createStatements { try connection.execute(statement) }
             let meta = [
                 ("schema_version", String(CatalogSchema.version)),
-                ("created_at", ISO8601DateFormatter().string(from: Date())),
+                ("created_at", Timestamp.iso8601()),
                 ("created_by", "shoebox \(Shoebox.version)"),
             ]
             for (key, value) in meta {
