@@ -42,7 +42,7 @@ final class ThumbnailRendererShrinkTests: XCTestCase {
     }
 
     func testTimestampsAreISO8601UTC() {
-        XCTAssertEqual(ThumbnailEngine.timestamp(0), "1970-01-01T00:00:00Z")
-        XCTAssertEqual(ThumbnailEngine.timestamp(1_714_558_830), "2024-05-01T10:20:30Z")
+        XCTAssertEqual(Timestamp.iso8601(0), "1970-01-01T00:00:00Z")
+        XCTAssertEqual(Timestamp.iso8601(1_714_558_830), "2024-05-01T10:20:30Z")
     }
 }

@@ -251,11 +251,6 @@ public final class TransferEngine: @unchecked Sendable {
             idleHandles.append(handle)
         }
         active.removeAll()
-        for (handle, entry) in writing {
-            entry.state.discardFile()
-            idleHandles.append(handle)
-        }
-        writing.removeAll()
         for entry in retryQueue { entry.state.discardFile() }
         retryQueue.removeAll()
     }

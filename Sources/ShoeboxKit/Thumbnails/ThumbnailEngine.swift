@@ -130,7 +130,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
         guard !stale.isEmpty else { return events + [.upToDate(source)] }
         do {
             let made = try renderer.render(original: source.path, targets: stale)
-            let now = Self.timestamp(time(nil))
+            let now = Timestamp.iso8601()
             for item in made {
                 let record = ThumbnailRecord(
                     originalSHA256: source.sha256, size: item.target.size.name, path: item.target.path,
@@ -159,16 +159,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
         return ThumbnailRecord(
             originalSHA256: source.sha256, size: target.size.name, path: target.path, format: options.format.rawValue,
             width: Int(shim_vips_width(header)), height: Int(shim_vips_height(header)),
-            bytes: Int64(info.st_size), createdAt: Self.timestamp(info.st_mtim.tv_sec))
-    }
-
-    /// ISO 8601 UTC ("2024-05-01T10:20:30Z") without a formatter object per call.
-    static func timestamp(_ seconds: time_t) -> String {
-        var parts = tm()
-        var value = seconds
-        gmtime_r(&value, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            bytes: Int64(info.st_size), createdAt: Timestamp.iso8601(info.st_mtim.tv_sec))
     }
 
     /// Modification time in nanoseconds since the epoch, nil if the file is absent.
