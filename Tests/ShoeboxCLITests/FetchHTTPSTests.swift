@@ -6,8 +6,7 @@ final class FetchHTTPSTests: XCTestCase {
     private let photos = ["garden.jpg", "oslo-fjord.jpg", "scanned-print.jpg", "sydney-harbour.jpg"]
 
     private func serveSamples(_ runner: FetchRunner) throws -> TLSServer {
-        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("samples/photos")
+        let samples = ManualTool.checkout.appendingPathComponent("samples/photos")
         let root = runner.workDirectory.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         for name in photos {

@@ -8,7 +8,6 @@ import Foundation
 final class BufferPool: @unchecked Sendable {
     static let alignment = 4096
     let size: Int
-    private let limit: Int
     private let available: DispatchSemaphore
     private let lock = NSLock()
     private var free: [UnsafeMutableRawPointer] = []
@@ -17,7 +16,6 @@ final class BufferPool: @unchecked Sendable {
     init(size: Int, limit: Int) {
         precondition(size % Self.alignment == 0 && limit > 0)
         self.size = size
-        self.limit = limit
         available = DispatchSemaphore(value: limit)
     }
 

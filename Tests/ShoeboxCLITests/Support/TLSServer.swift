@@ -16,7 +16,7 @@ final class TLSServer {
         try FileManager.default.createDirectory(atPath: directory + "/temp", withIntermediateDirectories: true)
         certificate = directory + "/certificate.pem"
         let key = directory + "/key.pem"
-        try Self.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+        try Self.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
                                           "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1",
                                           "-addext", "subjectAltName=IP:127.0.0.1"])
         port = try Self.freePort()
@@ -91,7 +91,7 @@ final class TLSServer {
     }
 
     private static func freePort() throws -> Int {
-        let output = try run("/usr/bin/env", ["python3", "-c", """
+        let output = try run("python3", ["-c", """
         import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])
         """])
         guard let port = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
@@ -100,21 +100,13 @@ final class TLSServer {
         return port
     }
 
+    /// Runs a tool to completion; its stdout, or an error with its stderr.
     @discardableResult
-    private static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "TLSServer", code: 3, userInfo: [NSLocalizedDescriptionKey: "\(tool) failed: \(problems)"])
+    private static func run(_ program: String, _ arguments: [String]) throws -> String {
+        let result = try ManualTool.run(program, arguments)
+        guard result.status == 0 else {
+            throw NSError(domain: "TLSServer", code: 3, userInfo: [NSLocalizedDescriptionKey: "\(program) failed: \(result.stderr)"])
         }
-        return text
+        return result.stdout
     }
 }

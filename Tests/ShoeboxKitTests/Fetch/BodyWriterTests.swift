@@ -79,14 +79,6 @@ final class BodyWriterTests: XCTestCase {
 
     /// coreutils' sha256sum of a file: an oracle independent of our hasher.
     private static func sha256sum(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return String(text.prefix(64))
+        String(try ToolProcess.run("sha256sum", [path]).prefix(64))
     }
 }
