@@ -5,14 +5,14 @@ import Synchronization
 /// Originals in a local folder: `LIBRARY/originals/...`, staged in `LIBRARY/.tmp/`.
 ///
 /// Downloads stream into `.tmp/<random>.part`; complete content becomes
-/// `.tmp/<sha256>.staged`; `syncStaged` makes a whole batch durable at once
-/// (the batch's files are fsync'd concurrently, so the file system commits them
-/// together, then the staging folder once); `publish` renames it into place,
-/// read-only, never replacing a file.
+/// `.tmp/<sha256>.staged`, whose sync starts at once in the background;
+/// `syncStaged` waits for the whole batch's syncs, then syncs the staging folder
+/// once; `publish` renames it into place, read-only, never replacing a file.
 public final class LocalOriginalStore: OriginalStore {
     public let layout: LibraryLayout
-    /// Staged files not yet synced (descriptors kept open for the batch sync).
+    /// Staged files of the batch (descriptors kept open until their sync is waited for).
     private let unsynced = Mutex<[Int32]>([])
+    private let syncer = BackgroundSyncer()
     private let knownFolders = Mutex<Set<String>>([])
     private static let partialSuffix = ".part"
     private static let stagedSuffix = ".staged"
@@ -46,6 +46,7 @@ public final class LocalOriginalStore: OriginalStore {
         }
         // Kept open until the batch is synced.
         unsynced.withLock { $0.append(file.descriptor) }
+        syncer.start(file.descriptor)
     }
 
     public func syncStaged() throws {
@@ -53,42 +54,13 @@ public final class LocalOriginalStore: OriginalStore {
             defer { pending.removeAll() }
             return pending
         }
-        let failure = Self.syncConcurrently(descriptors)
+        let failure = syncer.finish()
         for fd in descriptors { close(fd) }
         if let code = failure { throw storeError(layout.staging, "sync", code) }
         let directory = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { throw storeError(layout.staging, "open", errno) }
         defer { close(directory) }
         guard fsync(directory) == 0 else { throw storeError(layout.staging, "sync", errno) }
-    }
-
-    /// fdatasync the descriptors from up to 8 threads at once: concurrent syncs share
-    /// file-system journal commits instead of paying one each. Returns the first errno.
-    /// Plain threads, not Dispatch: libdispatch on Linux aborts when too many of its
-    /// workers block in system calls.
-    private static func syncConcurrently(_ descriptors: [Int32]) -> Int32? {
-        let next = Mutex(0)
-        let failure = Mutex<Int32?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let threads = min(8, descriptors.count)
-        for _ in 0..<threads {
-            Thread.detachNewThread {
-                while true {
-                    let index = next.withLock { value in
-                        defer { value += 1 }
-                        return value
-                    }
-                    guard index < descriptors.count else { break }
-                    if fdatasync(descriptors[index]) != 0 {
-                        let code = errno
-                        failure.withLock { if $0 == nil { $0 = code } }
-                    }
-                }
-                done.signal()
-            }
-        }
-        for _ in 0..<threads { done.wait() }
-        return failure.withLock { $0 }
     }
 
     public func publish(sha256: String, to path: String) throws {

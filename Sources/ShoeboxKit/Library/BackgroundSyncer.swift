@@ -1,0 +1,51 @@
+import Foundation
+
+/// fdatasyncs descriptors in the background, on up to 8 threads at once, so a
+/// staged file is usually durable before its batch commits: the batch then waits
+/// only for the last few. Concurrent syncs still share file-system journal commits.
+/// Plain threads, not Dispatch: libdispatch on Linux aborts when too many of its
+/// workers block in system calls. Threads exist only while there is work.
+final class BackgroundSyncer: @unchecked Sendable {
+    static let maxThreads = 8
+    private let condition = NSCondition()
+    private var waiting: [Int32] = []
+    private var threads = 0
+    private var unfinished = 0
+    private var failure: Int32?
+
+    /// Starts syncing `descriptor`; the caller keeps it open until `finish` returns.
+    func start(_ descriptor: Int32) {
+        condition.lock()
+        defer { condition.unlock() }
+        waiting.append(descriptor)
+        unfinished += 1
+        if threads < Self.maxThreads {
+            threads += 1
+            Thread.detachNewThread { self.drain() }
+        }
+    }
+
+    /// Waits for every sync started so far; returns the first errno since the last call.
+    func finish() -> Int32? {
+        condition.lock()
+        defer { condition.unlock() }
+        while unfinished > 0 { condition.wait() }
+        defer { failure = nil }
+        return failure
+    }
+
+    private func drain() {
+        condition.lock()
+        while !waiting.isEmpty {
+            let descriptor = waiting.removeFirst()
+            condition.unlock()
+            let code = fdatasync(descriptor) == 0 ? nil : errno
+            condition.lock()
+            if let code, failure == nil { failure = code }
+            unfinished -= 1
+            if unfinished == 0 { condition.broadcast() }
+        }
+        threads -= 1
+        condition.unlock()
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+@testable import ShoeboxKit
+
+final class BackgroundSyncerTests: XCTestCase {
+    private var folder = ""
+    private var descriptors: [Int32] = []
+
+    override func setUpWithError() throws {
+        folder = NSTemporaryDirectory() + "syncer-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        for fd in descriptors { close(fd) }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    private func writtenFile(_ index: Int) -> Int32 {
+        let fd = open(folder + "/\(index)", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        let bytes = [UInt8](repeating: UInt8(index & 0xFF), count: 64 * 1024)
+        XCTAssertEqual(write(fd, bytes, bytes.count), bytes.count)
+        descriptors.append(fd)
+        return fd
+    }
+
+    /// fdatasync on a pipe fails with EINVAL: a descriptor whose sync is known to fail.
+    private func unsyncable() -> Int32 {
+        var ends: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ends), 0)
+        descriptors += ends
+        return ends[1]
+    }
+
+    func testFilesSyncWithoutError() {
+        let syncer = BackgroundSyncer()
+        for index in 0..<20 { syncer.start(writtenFile(index)) }
+        XCTAssertNil(syncer.finish())
+    }
+
+    func testFinishWaitsForTheLastSyncStartedAndReportsItsFailure() {
+        let syncer = BackgroundSyncer()
+        // More descriptors than threads: the failing one waits in the queue behind them.
+        for index in 0..<(BackgroundSyncer.maxThreads * 3) { syncer.start(writtenFile(index)) }
+        syncer.start(unsyncable())
+        XCTAssertEqual(syncer.finish(), EINVAL)
+    }
+
+    func testAFailureIsReportedOnceThenTheSyncerIsUsableAgain() {
+        let syncer = BackgroundSyncer()
+        syncer.start(unsyncable())
+        syncer.start(writtenFile(0))
+        XCTAssertEqual(syncer.finish(), EINVAL)
+        XCTAssertNil(syncer.finish(), "nothing started since: no error")
+        syncer.start(writtenFile(1))
+        XCTAssertNil(syncer.finish())
+    }
+
+    func testFinishWithNothingStartedReturnsAtOnce() {
+        XCTAssertNil(BackgroundSyncer().finish())
+    }
+}
