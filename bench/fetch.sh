@@ -12,5 +12,5 @@ cd "$(dirname "$0")/.."
 rounds=${1:-3}
 bash .ci/install-deps
 export PATH="/opt/swift/usr/bin:$PATH"
-swift build -c release 2>&1 | grep -v "prohibited flag" | tail -1
-exec python3 bench/fetch_bench.py --shoebox "$(swift build -c release --show-bin-path)/shoebox" --rounds "$rounds" --work bench/work
+shoebox=$(bash .ci/build-release) || exit 1
+exec python3 bench/fetch_bench.py --shoebox "$shoebox" --rounds "$rounds" --work bench/work

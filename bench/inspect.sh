@@ -12,8 +12,7 @@ rounds="${2:-5}"
 work="bench/work/inspect-$count"
 
 echo "building shoebox (release)..." >&2
-swift build -c release --product shoebox 2>&1 | grep -v -e "warning: prohibited flag" -e "^\[" >&2 || true
-shoebox="$(swift build -c release --show-bin-path)/shoebox"
+shoebox=$(bash .ci/build-release) || exit 1
 
 if [ ! -f "$work/.complete" ]; then
   echo "generating $count JPEGs with full EXIF and GPS in $work..." >&2

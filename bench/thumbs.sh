@@ -12,7 +12,7 @@
 # reference); >= 1.5x ImageMagick's images/s; peak RSS < 100 MB.
 #
 # Usage: bench/thumbs.sh [-n IMAGES] [-r ROUNDS] [-q QUALITY]
-#   SHOEBOX=path/to/shoebox (default: .build/release/shoebox, built if missing)
+#   SHOEBOX=path/to/shoebox (default: built by .ci/build-release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,12 +25,12 @@ while getopts "n:r:q:" flag; do
 done
 cores=$(nproc)
 export PATH="/opt/swift/usr/bin:$PATH"
-shoebox=${SHOEBOX:-.build/release/shoebox}
-if [ ! -x "$shoebox" ]; then
+if [ -n "${SHOEBOX:-}" ]; then
+  shoebox=$(realpath "$SHOEBOX")
+else
   echo "building release shoebox..." >&2
-  swift build -c release --product shoebox 2>&1 | grep -v "warning: prohibited flag" >&2
+  shoebox=$(bash .ci/build-release) || exit 1
 fi
-shoebox=$(realpath "$shoebox")
 convert=/usr/bin/convert   # the real ImageMagick; a `convert` earlier on PATH may be a stand-in
 for tool in vipsthumbnail vips exiftool "$convert" /usr/bin/time python3 curl; do
   command -v "$tool" >/dev/null || { echo "missing $tool (run .ci/install-deps)" >&2; exit 1; }

@@ -16,8 +16,7 @@ ROUNDS=${ROUNDS:-3}
 CORES=$(nproc)
 
 echo "building shoebox (release)..." >&2
-swift build -c release --product shoebox 2>&1 | grep -v "warning: prohibited flag" | tail -1 >&2
-BIN="$PWD/.build/release/shoebox"
+BIN=$(bash .ci/build-release) || exit 1
 
 WORK=$(mktemp -d /tmp/shoebox-verify-speed.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT

@@ -3,7 +3,8 @@
 #
 #   bash man/install.sh [PREFIX]        (default PREFIX: /usr/local)
 #
-# Builds shoebox in release mode (swift build -c release), then installs
+# Builds shoebox in release mode with the Swift runtime linked in (bash .ci/build-release),
+# so it runs without the toolchain, then installs
 #   PREFIX/bin/shoebox
 #   PREFIX/share/man/man1/shoebox.1
 #   PREFIX/share/bash-completion/completions/shoebox
@@ -34,13 +35,8 @@ else
   export PATH="/opt/swift/usr/bin:$PATH"
   command -v swift >/dev/null ||
     { echo "install.sh: no Swift toolchain (expected /opt/swift/usr/bin/swift or swift on PATH); install Swift 6 first" >&2; exit 1; }
-  echo "building shoebox (release)..." >&2
-  set +e
-  swift build -c release 2>&1 | grep -v "warning: prohibited flag" >&2
-  built=${PIPESTATUS[0]}
-  set -e
-  [ "$built" = 0 ] || { echo "install.sh: the build failed (messages above); run bash .ci/install-deps if packages are missing" >&2; exit 1; }
-  binary="$(swift build -c release --show-bin-path)/shoebox"
+  echo "building shoebox (release, Swift runtime linked in)..." >&2
+  binary=$(bash .ci/build-release) || { echo "install.sh: the build failed (messages above)" >&2; exit 1; }
 fi
 [ -x "$binary" ] || { echo "install.sh: $binary is not an executable file" >&2; exit 1; }
 

@@ -4,7 +4,7 @@
 #   bash samples/demo.sh [LIBRARY]
 #
 # 1. installs the Debian packages Shoebox needs (bash .ci/install-deps; uses sudo when not root),
-# 2. builds shoebox in release mode (swift build -c release),
+# 2. builds shoebox in release mode (bash .ci/build-release: the Swift runtime linked in),
 # 3. serves samples/photos on a free port of 127.0.0.1 (python3 samples/serve.py),
 # 4. runs fetch -> inspect -> thumbs -> gallery -> verify into a fresh library,
 # 5. prints where the gallery page is, and always stops the server.
@@ -46,14 +46,8 @@ else
   command -v swift >/dev/null ||
     die "no Swift toolchain: expected /opt/swift/usr/bin/swift or swift on PATH; install Swift 6 for Debian 12 first"
   step "Building shoebox in release mode (the first build takes a few minutes)"
-  show "swift build -c release"
-  # SwiftPM warns about libvips' -pthread flag: harmless, so not shown.
-  set +e
-  swift build -c release 2>&1 | grep -v "warning: prohibited flag"
-  built=${PIPESTATUS[0]}
-  set -e
-  [ "$built" = 0 ] || die "the build failed (messages above)"
-  shoebox="$(swift build -c release --show-bin-path)/shoebox"
+  show "bash .ci/build-release    # swift build -c release --static-swift-stdlib"
+  shoebox=$(bash .ci/build-release) || die "the build failed (messages above)"
 fi
 run() { show "shoebox $*"; "$shoebox" "$@"; }
 
