@@ -32,9 +32,6 @@ ExifContent *shim_exif_data_ifd(ExifData *data, ExifIfd ifd) {
 int shim_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
-int shim_start_writeback(int fd, long long offset, long long length) {
-    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
-}
 int shim_set_direct_io(int fd, int on) {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0) return -1;

@@ -40,8 +40,6 @@ CURLMcode shim_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long val
 ExifContent *shim_exif_data_ifd(ExifData *data, ExifIfd ifd);
 
 // ---- Library (storage) ----
-// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writeback now, without waiting.
-int shim_start_writeback(int fd, long long offset, long long length);
 // renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing a file.
 int shim_rename_noreplace(const char *from, const char *to);
 // Sets (on != 0) or clears O_DIRECT on an open descriptor; -1 when the file
