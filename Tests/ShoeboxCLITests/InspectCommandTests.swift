@@ -99,7 +99,7 @@ final class InspectCommandTests: XCTestCase {
             "  Taken        2024-05-01 12:00:00 +02:00",
             "  Exposure     1/250 s, f/2.8, ISO 100, 35 mm",
             "  Orientation  rotated 180° (3)",
-            "  GPS          -31.500000 S, -35.500000 W, altitude -430.50 m",
+            "  GPS          31.500000 S, 35.500000 W, altitude -430.50 m",
             "  Software     Firmware 1.0.0",
         ]
         for line in expectedLines {

@@ -96,6 +96,8 @@ final class ReliabilityTests: XCTestCase {
         XCTAssertEqual(verify.status, 4)
         XCTAssertTrue(verify.stderr.contains("catalog \(catalog) is corrupt"), verify.stderr)
         XCTAssertTrue(verify.stderr.contains("shoebox reindex --library \(library)"), verify.stderr)
+        XCTAssertTrue(verify.stderr.contains("keeps this file beside it as catalog.sqlite.corrupt-"), verify.stderr)
+        XCTAssertFalse(verify.stderr.contains("mv "), "reindex moves it aside itself: " + verify.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: catalog)), bytes)
 
         let reindex = try ShoeboxProcess.run(["reindex", "--library", library])

@@ -29,8 +29,8 @@ public enum CatalogError: Error, CustomStringConvertible, Equatable, Sendable {
         switch self {
         case let .corrupt(path, detail):
             return "catalog \(path) is corrupt (\(detail)); it was left untouched. "
-                + "Move it aside (e.g. `mv \(path) \(path).corrupt`) and run "
-                + "`shoebox reindex --library \(Self.library(of: path))` to rebuild it from originals/ and journal.jsonl."
+                + "Run `shoebox reindex --library \(Self.library(of: path))`: it rebuilds the catalog from originals/ and "
+                + "journal.jsonl, and keeps this file beside it as \((path as NSString).lastPathComponent).corrupt-TIME."
         case let .unreadable(path, detail):
             return "cannot read catalog \(path): \(detail). "
                 + "Check that the library folder exists and that you may read it; "

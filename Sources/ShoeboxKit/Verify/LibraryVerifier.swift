@@ -141,6 +141,11 @@ public struct LibraryVerifier: Sendable {
         guard FileManager.default.fileExists(atPath: layout.root, isDirectory: &isFolder), isFolder.boolValue else {
             throw VerifyError.libraryMissing(path: layout.root)
         }
+        // Checked so a mistyped --library never gets a catalog made by reindex.
+        let marks = [layout.originals, layout.journal, layout.catalog]
+        guard marks.contains(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            throw VerifyError.notALibrary(path: layout.root)
+        }
     }
 
     /// The shared lock, so no writer runs meanwhile. A library on read-only media

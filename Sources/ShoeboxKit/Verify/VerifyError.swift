@@ -2,6 +2,8 @@
 /// or reindex refused: exit 2). Messages name the path and what to do.
 public enum VerifyError: Error, CustomStringConvertible, Equatable, Sendable {
     case libraryMissing(path: String)
+    /// The folder holds none of originals/, journal.jsonl, catalog.sqlite.
+    case notALibrary(path: String)
     case catalogMissing(path: String, library: String)
     /// reindex: the catalog is healthy and --force was not given.
     case catalogHealthy(path: String, originals: Int)
@@ -12,6 +14,8 @@ public enum VerifyError: Error, CustomStringConvertible, Equatable, Sendable {
         switch self {
         case let .libraryMissing(path):
             return "library \(path) does not exist or is not a folder; check the --library path"
+        case let .notALibrary(path):
+            return "\(path) is not a Shoebox library (it has no originals/, journal.jsonl or catalog.sqlite); check the --library path"
         case let .catalogMissing(path, library):
             return "no catalog at \(path); run `shoebox reindex --library \(library)` to rebuild it from originals/ and journal.jsonl"
         case let .catalogHealthy(path, originals):

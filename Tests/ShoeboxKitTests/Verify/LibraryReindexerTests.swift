@@ -54,6 +54,16 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertTrue(try LibraryVerifier(layout: layout).run().findings.isEmpty)
     }
 
+    func testAFolderThatIsNoLibraryIsRefusedAndLeftAsItWas() throws {
+        try FileManager.default.createDirectory(atPath: root + "/holiday", withIntermediateDirectories: true)
+        try Data("not a photo".utf8).write(to: URL(fileURLWithPath: root + "/notes.txt"))
+        XCTAssertThrowsError(try reindex(force: true)) { error in
+            XCTAssertEqual(error as? VerifyError, .notALibrary(path: root))
+            XCTAssertTrue("\(error)".contains("check the --library path"), "\(error)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root).sorted(), ["holiday", "notes.txt"])
+    }
+
     func testHealthyCatalogIsKeptWithoutForce() throws {
         let library = try makeLibrary()
         library.closeCatalog()

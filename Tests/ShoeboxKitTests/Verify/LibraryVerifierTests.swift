@@ -152,6 +152,8 @@ final class LibraryVerifierTests: XCTestCase {
     func testMissingLibraryAndMissingCatalogAreErrors() throws {
         XCTAssertThrowsError(try verify()) { XCTAssertEqual($0 as? VerifyError, .libraryMissing(path: root)) }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try verify()) { XCTAssertEqual($0 as? VerifyError, .notALibrary(path: root)) }
+        try FileManager.default.createDirectory(atPath: root + "/originals", withIntermediateDirectories: true)
         XCTAssertThrowsError(try verify()) { error in
             XCTAssertEqual(error as? VerifyError, .catalogMissing(path: root + "/catalog.sqlite", library: root))
             XCTAssertTrue("\(error)".contains("shoebox reindex --library \(root)"))
