@@ -2,6 +2,7 @@
 # Benchmark: `shoebox fetch` against `aria2c -j 16 -i LIST` and
 # `curl --parallel --parallel-max 16`, same corpus, same nginx on loopback,
 # alternating runs in one session; prints files/s, MB/s, peak RSS and ratios.
+# A "curl+sync" row times curl plus syncing its files to disk, as shoebox does.
 #
 #   bash bench/fetch.sh [ROUNDS]        (default 3 rounds per tool and set)
 #

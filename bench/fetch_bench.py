@@ -2,7 +2,9 @@
 """Driver for bench/fetch.sh: makes the corpus, starts nginx on 127.0.0.1,
 times each tool with os.wait4 (wall time and the child's own peak RSS), and
 prints medians and ratios. Every tool downloads the same URLs with 16 transfers
-at once; shoebox also hashes, checks, reads EXIF, fsyncs and records each file."""
+at once; shoebox also hashes, checks, reads EXIF, fsyncs and records each file.
+"curl+sync" is curl followed by a sync of the output's file system: the same
+bytes made durable, which shoebox does before it reports and curl never does."""
 import argparse, os, tempfile, shutil, socket, statistics, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -145,6 +147,7 @@ def tools(shoebox, work, url_list):
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)
     curl_config = url_list + ".curl"
+    curl = ["curl", "--silent", "--fail", "--parallel", "--parallel-max", "16", "--config", curl_config]
     with open(url_list) as src, open(curl_config, "w") as dst:
         for i, line in enumerate(src):
             dst.write(f'url = "{line.strip()}"\noutput = "f{i}.jpg"\n')
@@ -152,7 +155,10 @@ def tools(shoebox, work, url_list):
         "shoebox": (fresh, [shoebox, "fetch", url_list, "--library", out + "/lib", "--jobs", "16", "--per-host", "16"], None),
         "aria2c": (fresh, ["aria2c", "-q", "-j", "16", "-x", "1", "--max-connection-per-server=16", "--allow-overwrite=true",
                            "--auto-file-renaming=false", "--file-allocation=none", "-d", out, "-i", url_list], None),
-        "curl": (fresh, ["curl", "--silent", "--fail", "--parallel", "--parallel-max", "16", "--config", curl_config], out),
+        "curl": (fresh, curl, out),
+        # curl's files reach the disk only after it exits; this row waits for them
+        # (syncfs of the output's file system), as shoebox does before it reports.
+        "curl+sync": (fresh, ["sh", "-c", '"$@" && sync -f .', "sh", *curl], out),
     }
 
 
@@ -180,7 +186,7 @@ def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server)
         medians[tool] = t
         cpus[tool] = cpu + server_cpu
         print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB {cpu:8.3f} {server_cpu:12.2f}")
-    for other in ("aria2c", "curl"):
+    for other in ("aria2c", "curl", "curl+sync"):
         print(f"shoebox vs {other}: {medians[other] / medians['shoebox']:.2f}x the throughput")
     # Client and server share this machine's cores: their CPU time together, spread
     # over every core, is the shortest wall time a run can take.
