@@ -57,6 +57,21 @@ final class BackgroundSyncerTests: XCTestCase {
         XCTAssertNil(syncer.finish())
     }
 
+    func testFilesStagedOneByOneReuseOneThreadThatEndsWhenIdle() throws {
+        let syncer = BackgroundSyncer()
+        for index in 0..<20 {
+            syncer.start(writtenFile(index))
+            XCTAssertNil(syncer.finish())
+        }
+        XCTAssertEqual(syncer.threadCounts.started, 1, "each file would start a thread of its own")
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while syncer.threadCounts.alive > 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(syncer.threadCounts.alive, 0, "the thread ends once idle for \(BackgroundSyncer.linger) s")
+        syncer.start(writtenFile(20))
+        XCTAssertNil(syncer.finish())
+        XCTAssertEqual(syncer.threadCounts.started, 2)
+    }
+
     func testFinishWithNothingStartedReturnsAtOnce() {
         XCTAssertNil(BackgroundSyncer().finish())
     }
