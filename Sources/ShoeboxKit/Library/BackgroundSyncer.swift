@@ -4,30 +4,33 @@ import Foundation
 /// staged file is usually durable before its batch commits: the batch then waits
 /// only for the last few. Concurrent syncs still share file-system journal commits.
 /// Plain threads, not Dispatch: libdispatch on Linux aborts when too many of its
-/// workers block in system calls. Threads end 50 ms after the work runs out.
+/// workers block in system calls. A thread waits 50 ms for more work before it
+/// ends: files staged one by one would otherwise cost a thread start each.
 final class BackgroundSyncer: @unchecked Sendable {
     static let maxThreads = 8
     static let linger: TimeInterval = 0.05
+    /// Guards the fields below; idle threads wait on it for work.
     private let condition = NSCondition()
     private var waiting: [Int32] = []
     private var threads = 0
-    /// Threads waiting for work (lingering).
     private var idle = 0
-    private var unfinished = 0
-    private var failure: Int32?
     private var started = 0
+    private var failure: Int32?
+    /// Entered for each sync started, left when it has ended.
+    private let unfinished = DispatchGroup()
 
     /// Threads started so far, and those alive now (for tests).
     var threadCounts: (started: Int, alive: Int) { condition.withLock { (started, threads) } }
 
     /// Starts syncing `descriptor`; the caller keeps it open until `finish` returns.
     func start(_ descriptor: Int32) {
+        unfinished.enter()
         condition.lock()
         defer { condition.unlock() }
         waiting.append(descriptor)
-        unfinished += 1
-        if idle > 0 { condition.broadcast() }
-        if waiting.count > idle && threads < Self.maxThreads {
+        if idle > 0 {
+            condition.signal()
+        } else if threads < Self.maxThreads {
             threads += 1
             started += 1
             Thread.detachNewThread { self.drain() }
@@ -36,11 +39,11 @@ final class BackgroundSyncer: @unchecked Sendable {
 
     /// Waits for every sync started so far; returns the first errno since the last call.
     func finish() -> Int32? {
-        condition.lock()
-        defer { condition.unlock() }
-        while unfinished > 0 { condition.wait() }
-        defer { failure = nil }
-        return failure
+        unfinished.wait()
+        return condition.withLock {
+            defer { failure = nil }
+            return failure
+        }
     }
 
     private func drain() {
@@ -51,15 +54,13 @@ final class BackgroundSyncer: @unchecked Sendable {
             let code = fdatasync(descriptor) == 0 ? nil : errno
             condition.lock()
             if let code, failure == nil { failure = code }
-            unfinished -= 1
-            if unfinished == 0 { condition.broadcast() }
+            unfinished.leave()
         }
         threads -= 1
         condition.unlock()
     }
 
-    /// Waits a little for more work before the thread ends (with the lock held):
-    /// files staged one by one would otherwise cost a thread start each.
+    /// Whether work came within `linger` (called and returning with the lock held).
     private func lingered() -> Bool {
         let deadline = Date(timeIntervalSinceNow: Self.linger)
         idle += 1
