@@ -2,7 +2,8 @@ import Foundation
 
 /// Streams URLs out of list files (or stdin for "-"), one line at a time, so
 /// memory does not grow with the list. Blank lines and `#` comments are
-/// skipped; surrounding white space is trimmed.
+/// skipped; surrounding white space, CRLF line ends and a leading byte order
+/// mark are dropped.
 public final class URLListReader {
     public enum Entry: Equatable {
         case url(FetchItem)
@@ -61,10 +62,16 @@ public final class URLListReader {
                 continue
             }
             lineNumber += 1
-            if let entry = Self.parse(line, origin: "\(currentName == "-" ? "<stdin>" : currentName):\(lineNumber)") {
+            let text = lineNumber == 1 ? Self.droppingByteOrderMark(line) : line
+            if let entry = Self.parse(text, origin: "\(currentName == "-" ? "<stdin>" : currentName):\(lineNumber)") {
                 return entry
             }
         }
+    }
+
+    /// Editors on Windows start UTF-8 files with a byte order mark (EF BB BF): not part of the first URL.
+    static func droppingByteOrderMark(_ line: String) -> String {
+        line.unicodeScalars.first == "\u{FEFF}" ? String(line.unicodeScalars.dropFirst()) : line
     }
 
     /// One list line to an entry; nil for blank lines and comments.

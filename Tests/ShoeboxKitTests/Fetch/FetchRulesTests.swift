@@ -107,6 +107,14 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(entries[2], .url(FetchItem(url: "http://a.test/2", origin: "\(file.path):5")), "last line without newline")
         XCTAssertEqual(ListCounter.countURLLines(file.path), 3)
         XCTAssertThrowsError(try URLListReader.checkReadable([directory.appendingPathComponent("missing").path]))
+
+        // Saved by a Windows editor: byte order mark and CRLF. Only the file's first line may carry the mark.
+        let windows = directory.appendingPathComponent("windows.txt")
+        try Data([0xEF, 0xBB, 0xBF] + Array("http://a.test/1\r\n\u{FEFF}http://a.test/2\r\n".utf8)).write(to: windows)
+        let windowsReader = URLListReader(paths: [windows.path])
+        XCTAssertEqual(try windowsReader.next(), .url(FetchItem(url: "http://a.test/1", origin: "\(windows.path):1")))
+        guard case .invalid(let origin, _, _)? = try windowsReader.next() else { return XCTFail("a mark inside the list is kept") }
+        XCTAssertEqual(origin, "\(windows.path):2")
     }
 
     func testPathPlanning() throws {
