@@ -1,4 +1,5 @@
 import CCurl
+import Glibc
 
 /// Process-wide facts and set-up.
 public enum Shoebox {
@@ -6,6 +7,12 @@ public enum Shoebox {
 
     /// Initialises libcurl; must run before any other thread starts (first thing in main).
     public static func initializeProcess() {
+        // libcurl turns international host names into their ASCII form (bücher.example →
+        // xn--bcher-kva.example) with libidn2, reading them in the locale's encoding; under
+        // the default "C" locale every such name fails. Lists are read as UTF-8 whatever the
+        // user's locale, so the character type is UTF-8 too (only LC_CTYPE: messages,
+        // numbers and dates keep the C conventions).
+        if setlocale(LC_CTYPE, "C.UTF-8") == nil { _ = setlocale(LC_CTYPE, "") }
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }
 }

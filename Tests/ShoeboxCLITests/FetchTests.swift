@@ -257,6 +257,23 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(bad.status, 2)
     }
 
+    func testInternationalHostNameThroughResolve() throws {
+        // bücher.test is never looked up: --resolve pins its ASCII form to the fixture server,
+        // so the fetch works only if the name was converted (under any locale).
+        let url = "http://bücher.test:\(server.port)/photo/idn?seed=idn"
+        let output = try runner.fetch([url], ["--resolve", "xn--bcher-kva.test:\(server.port):127.0.0.1", "--retries", "0"],
+                                      environment: ["LANG": "C", "LC_ALL": "C"])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(output.outcome(url), "stored", output.stderr)
+        let headers = try JSONDecoder().decode([String: String].self, from: server.get("/_headers/idn"))
+        XCTAssertEqual(headers["Host"], "xn--bcher-kva.test:\(server.port)")
+        for bad in ["no-port", "host:0:127.0.0.1", "host:80:", ":80:127.0.0.1", "host:http:127.0.0.1"] {
+            let refused = try runner.fetch([url], ["--resolve", bad])
+            XCTAssertEqual(refused.status, 2, bad)
+            XCTAssertTrue(refused.stderr.contains("--resolve") && refused.stderr.contains(bad), refused.stderr)
+        }
+    }
+
     func testGzipEncodedBodyIsStoredDecoded() throws {
         let url = server.url("/gzip/zipped")
         let output = try runner.fetch([url])

@@ -20,6 +20,7 @@ public enum FetchCommand: Command {
             OptionSpec("user-agent", .value("TEXT"), help: "User-Agent header.", default: "shoebox/\(Shoebox.version)"),
             OptionSpec("header", short: "H", .values("'NAME: VALUE'"), help: "An extra request header."),
             OptionSpec("cacert", .value("FILE"), help: "Verify HTTPS servers against the CA certificates in FILE (PEM), not the system's."),
+            OptionSpec("resolve", .values("HOST:PORT:ADDRESS"), help: "Connect to ADDRESS for HOST:PORT instead of looking HOST up."),
             OptionSpec("refresh", help: "Revalidate archived URLs (If-None-Match/If-Modified-Since) instead of skipping them."),
             OptionSpec("strict", help: "Refuse to start when any list line is not an http(s) URL."),
             OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),
@@ -86,8 +87,22 @@ public enum FetchCommand: Command {
             }
             options.caCertificates = file
         }
+        for entry in arguments.values("resolve") {
+            guard isResolveEntry(entry) else {
+                throw UsageError.invalidValue(option: "resolve", value: entry, expected: "HOST:PORT:ADDRESS, e.g. photos.example:443:192.0.2.7")
+            }
+        }
+        options.resolve = arguments.values("resolve")
         options.refresh = arguments.flag("refresh")
         return options
+    }
+
+    /// HOST:PORT:ADDRESS with a host, a port in 1...65535 and an address ("[::1]" for IPv6).
+    static func isResolveEntry(_ entry: String) -> Bool {
+        let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[2].isEmpty, !entry.contains(where: \.isWhitespace),
+              let port = Int(parts[1]), (1...65535).contains(port) else { return false }
+        return true
     }
 
     private static func status(for error: Error, console: Console) -> Int32 {

@@ -20,6 +20,10 @@ public struct FetchOptions: Sendable {
     public var headers: [String] = []
     /// A PEM file of CA certificates to verify HTTPS servers against, instead of the system's.
     public var caCertificates: String?
+    /// "HOST:PORT:ADDRESS": connect to ADDRESS for HOST:PORT instead of looking HOST up
+    /// (curl's --resolve); URLs, the Host header and TLS names keep HOST. HOST is the
+    /// name as sent: an international name in its ASCII (xn--) form.
+    public var resolve: [String] = []
     /// Revalidate archived URLs with If-None-Match / If-Modified-Since instead of skipping them.
     public var refresh = false
 

@@ -19,6 +19,7 @@ public final class TransferEngine: @unchecked Sendable {
     private let writtenLock = NSLock()
     private var written: [UInt] = []
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var resolveList: UnsafeMutablePointer<curl_slist>?
     private let cancelFlag = ManagedAtomicFlag()
     /// Body buffers: one per running transfer while it fills, plus room for the
     /// ones being written (see BodyWriter).
@@ -38,12 +39,16 @@ public final class TransferEngine: @unchecked Sendable {
         for header in options.headers {
             headerList = curl_slist_append(headerList, header)
         }
+        for entry in options.resolve {
+            resolveList = curl_slist_append(resolveList, entry)
+        }
     }
 
     deinit {
         for handle in idleHandles + Array(active.keys) { curl_easy_cleanup(handle) }
         curl_multi_cleanup(multi)
         curl_slist_free_all(headerList)
+        curl_slist_free_all(resolveList)
     }
 
     /// 512 KiB per body buffer, smaller with many transfers at once so that all
@@ -136,6 +141,7 @@ public final class TransferEngine: @unchecked Sendable {
         string(CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl can decode; stored decoded
         string(CURLOPT_USERAGENT, options.userAgent)
         if let caCertificates = options.caCertificates { string(CURLOPT_CAINFO, caCertificates) }
+        if let resolveList { shim_curl_setopt_slist(handle, CURLOPT_RESOLVE, resolveList) }
         shim_curl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxSize))
         if let etag = state.request.etag {
             headerList(for: handle, adding: "If-None-Match: \(etag)")
