@@ -5,14 +5,16 @@ import Foundation
 public enum HelpFormatter {
     public static func usage(of spec: CommandSpec) -> String {
         var lines = ["USAGE: shoebox \(spec.name) [OPTIONS]\(spec.arguments.isEmpty ? "" : " " + spec.arguments)", "", spec.abstract, "", "OPTIONS:"]
-        for option in spec.options {
-            var names = option.short.map { "-\($0), " } ?? "    "
-            names += "--\(option.long)"
-            if let value = option.valueName { names += " \(value)" }
+        let names = spec.options.map { option in
+            (option.short.map { "-\($0), " } ?? "    ") + "--\(option.long)" + (option.valueName.map { " \($0)" } ?? "")
+        }
+        // One column for every help text: at least 30 wide, wider when a name needs it.
+        let column = max(30, (names.map(\.count).max() ?? 0) + 2)
+        for (option, name) in zip(spec.options, names) {
             var help = option.help
             if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
             if case .values = option.kind { help += " Repeatable." }
-            lines.append("  " + names.padding(toLength: max(names.count + 2, 30), withPad: " ", startingAt: 0) + help)
+            lines.append("  " + name.padding(toLength: column, withPad: " ", startingAt: 0) + help)
         }
         if !spec.discussion.isEmpty {
             lines += ["", spec.discussion]

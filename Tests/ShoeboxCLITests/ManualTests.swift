@@ -137,6 +137,10 @@ final class ManualTests: XCTestCase {
                     XCTAssertTrue(help.stdout.contains("(default: \(value))"), "\(spec.name) --help lacks the default of --\(option.long)")
                 }
             }
+            // Every option's text starts in one column, after at least two spaces.
+            let optionLines = help.stdout.split(separator: "\n").drop { $0 != "OPTIONS:" }.dropFirst().prefix { $0.hasPrefix("  ") }
+            let columns = Set(optionLines.compactMap { line in line.range(of: #"\S  +\S"#, options: .regularExpression).map { line.distance(from: line.startIndex, to: $0.upperBound) } })
+            XCTAssertEqual(columns.count, 1, "\(spec.name) --help: option texts start in columns \(columns.sorted())")
         }
         let unknown = try ShoeboxProcess.run(["help", "frobnicate"])
         XCTAssertEqual(unknown.status, 2)
