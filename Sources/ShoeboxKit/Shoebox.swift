@@ -12,7 +12,12 @@ public enum Shoebox {
         // the default "C" locale every such name fails. Lists are read as UTF-8 whatever the
         // user's locale, so the character type is UTF-8 too (only LC_CTYPE: messages,
         // numbers and dates keep the C conventions).
-        if setlocale(LC_CTYPE, "C.UTF-8") == nil { _ = setlocale(LC_CTYPE, "") }
+        // Without C.UTF-8, the user's locale only if it is UTF-8: another encoding would turn
+        // the names into wrong xn-- forms, "C" at least fails them visibly.
+        if setlocale(LC_CTYPE, "C.UTF-8") == nil,
+           setlocale(LC_CTYPE, "") == nil || String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" {
+            _ = setlocale(LC_CTYPE, "C")
+        }
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }
 }

@@ -36,4 +36,15 @@ final class ArgumentParserTests: XCTestCase {
         }
         XCTAssertThrowsError(try ArgumentParser.parse(["-j", "0"], for: spec).integer("jobs", default: 1, in: 1...10))
     }
+
+    func testResolveEntries() {
+        for good in ["h.example:80:127.0.0.1", "h.example:443:[::1]", "h:8080:127.0.0.1,127.0.0.2",
+                     "xn--bcher-kva.example:443:[2001:db8::7],192.0.2.1"] {
+            XCTAssertTrue(FetchCommand.isResolveEntry(good), good)
+        }
+        for bad in ["h:80", "h:80:", ":80:127.0.0.1", "h:65536:127.0.0.1", "h:80:localhost", "h:80:::1", "h:80:[::1",
+                    "h:80:127.0.0.1,", "h:80:1.2.3", "bücher.example:80:127.0.0.1", "h x:80:127.0.0.1"] {
+            XCTAssertFalse(FetchCommand.isResolveEntry(bad), bad)
+        }
+    }
 }

@@ -267,7 +267,8 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(output.outcome(url), "stored", output.stderr)
         let headers = try JSONDecoder().decode([String: String].self, from: server.get("/_headers/idn"))
         XCTAssertEqual(headers["Host"], "xn--bcher-kva.test:\(server.port)")
-        for bad in ["no-port", "host:0:127.0.0.1", "host:80:", ":80:127.0.0.1", "host:http:127.0.0.1"] {
+        for bad in ["no-port", "host:0:127.0.0.1", "host:80:", ":80:127.0.0.1", "host:http:127.0.0.1", "host:80:localhost",
+                    "host:80:999.1.1.1", "host:80:,", "host:80:::1", "bücher.test:80:127.0.0.1"] {
             let refused = try runner.fetch([url], ["--resolve", bad])
             XCTAssertEqual(refused.status, 2, bad)
             XCTAssertTrue(refused.stderr.contains("--resolve") && refused.stderr.contains(bad), refused.stderr)

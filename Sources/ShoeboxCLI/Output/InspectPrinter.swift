@@ -127,7 +127,7 @@ enum InspectPrinter {
         }
     }
 
-    /// "-33.856800 S, 151.215300 E, -12.30 m": signed decimal degrees with the hemisphere.
+    /// "33.856800 S, 151.215300 E, altitude -12.30 m": decimal degrees with the hemisphere.
     static func position(_ gps: GPSPosition) -> String {
         var text = fixed(abs(gps.latitude), places: 6) + (gps.latitude < 0 ? " S" : " N") + ", "
             + fixed(abs(gps.longitude), places: 6) + (gps.longitude < 0 ? " W" : " E")

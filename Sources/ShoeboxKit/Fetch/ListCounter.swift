@@ -23,11 +23,15 @@ enum ListCounter {
         var lineHasContent = false
         var lineStarted = false
         var isComment = false
+        var atStart = true
         while true {
             let n = read(fd, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
-            for byte in buffer[0..<n] {
+            // A byte order mark is not content (URLListReader drops it too).
+            let first = atStart && buffer[0..<n].starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            atStart = false
+            for byte in buffer[first..<n] {
                 switch byte {
                 case 0x0A:
                     if lineHasContent && !isComment { count += 1 }

@@ -3,43 +3,57 @@ import Foundation
 /// fdatasyncs descriptors in the background, on up to 8 threads at once, so a
 /// staged file is usually durable before its batch commits: the batch then waits
 /// only for the last few. Concurrent syncs still share file-system journal commits.
+/// The syncer owns the descriptors it is given: `finish` closes them once synced.
 /// Plain threads, not Dispatch: libdispatch on Linux aborts when too many of its
-/// workers block in system calls. A thread waits 50 ms for more work before it
+/// workers block in system calls. A thread waits `linger` for more work before it
 /// ends: files staged one by one would otherwise cost a thread start each.
 final class BackgroundSyncer: @unchecked Sendable {
     static let maxThreads = 8
-    static let linger: TimeInterval = 0.05
+    let linger: TimeInterval
     /// Guards the fields below; idle threads wait on it for work.
     private let condition = NSCondition()
+    /// Every descriptor started since the last `finish`, and those not yet taken by a thread.
+    private var started: [Int32] = []
     private var waiting: [Int32] = []
     private var threads = 0
     private var idle = 0
-    private var started = 0
+    private var threadsStarted = 0
     private var failure: Int32?
     /// Entered for each sync started, left when it has ended.
     private let unfinished = DispatchGroup()
 
-    /// Threads started so far, and those alive now (for tests).
-    var threadCounts: (started: Int, alive: Int) { condition.withLock { (started, threads) } }
+    init(linger: TimeInterval = 0.05) {
+        self.linger = linger
+    }
 
-    /// Starts syncing `descriptor`; the caller keeps it open until `finish` returns.
+    /// Threads started so far, and those alive now (for tests).
+    var threadCounts: (started: Int, alive: Int) { condition.withLock { (threadsStarted, threads) } }
+
+    /// Starts syncing `descriptor`, which the syncer now owns.
     func start(_ descriptor: Int32) {
         unfinished.enter()
         condition.lock()
         defer { condition.unlock() }
+        started.append(descriptor)
         waiting.append(descriptor)
         if idle > 0 {
             condition.signal()
         } else if threads < Self.maxThreads {
             threads += 1
-            started += 1
+            threadsStarted += 1
             Thread.detachNewThread { self.drain() }
         }
     }
 
-    /// Waits for every sync started so far; returns the first errno since the last call.
+    /// Waits until every descriptor started so far is synced, closes them, and
+    /// returns the first errno since the last call.
     func finish() -> Int32? {
+        let batch = condition.withLock {
+            defer { started.removeAll() }
+            return started
+        }
         unfinished.wait()
+        for descriptor in batch { close(descriptor) }
         return condition.withLock {
             defer { failure = nil }
             return failure
@@ -62,7 +76,7 @@ final class BackgroundSyncer: @unchecked Sendable {
 
     /// Whether work came within `linger` (called and returning with the lock held).
     private func lingered() -> Bool {
-        let deadline = Date(timeIntervalSinceNow: Self.linger)
+        let deadline = Date(timeIntervalSinceNow: linger)
         idle += 1
         while waiting.isEmpty && condition.wait(until: deadline) {}
         idle -= 1

@@ -10,8 +10,7 @@ import Synchronization
 /// once; `publish` renames it into place, read-only, never replacing a file.
 public final class LocalOriginalStore: OriginalStore {
     public let layout: LibraryLayout
-    /// Staged files of the batch (descriptors kept open until their sync is waited for).
-    private let unsynced = Mutex<[Int32]>([])
+    /// Syncs staged files as they come, and closes them when the batch is synced.
     private let syncer = BackgroundSyncer()
     private let knownFolders = Mutex<Set<String>>([])
     private static let partialSuffix = ".part"
@@ -44,19 +43,11 @@ public final class LocalOriginalStore: OriginalStore {
             unlink(file.path)
             throw storeError(target, "stage", code)
         }
-        // Kept open until the batch is synced.
-        unsynced.withLock { $0.append(file.descriptor) }
         syncer.start(file.descriptor)
     }
 
     public func syncStaged() throws {
-        let descriptors = unsynced.withLock { pending in
-            defer { pending.removeAll() }
-            return pending
-        }
-        let failure = syncer.finish()
-        for fd in descriptors { close(fd) }
-        if let code = failure { throw storeError(layout.staging, "sync", code) }
+        if let code = syncer.finish() { throw storeError(layout.staging, "sync", code) }
         let directory = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { throw storeError(layout.staging, "open", errno) }
         defer { close(directory) }

@@ -115,6 +115,9 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(try windowsReader.next(), .url(FetchItem(url: "http://a.test/1", origin: "\(windows.path):1")))
         guard case .invalid(let origin, _, _)? = try windowsReader.next() else { return XCTFail("a mark inside the list is kept") }
         XCTAssertEqual(origin, "\(windows.path):2")
+        let commentFirst = directory.appendingPathComponent("comment-first.txt")
+        try Data([0xEF, 0xBB, 0xBF] + Array("# photos\r\nhttp://a.test/1\r\n".utf8)).write(to: commentFirst)
+        XCTAssertEqual(ListCounter.countURLLines(commentFirst.path), 1, "the progress total counts the comment after the mark")
     }
 
     func testPathPlanning() throws {
