@@ -36,12 +36,13 @@ public final class TransferEngine: @unchecked Sendable {
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.perHost)
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, options.jobs)
         shim_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        for header in options.headers {
-            headerList = curl_slist_append(headerList, header)
-        }
-        for entry in options.resolve {
-            resolveList = curl_slist_append(resolveList, entry)
-        }
+        headerList = Self.slist(options.headers)
+        resolveList = Self.slist(options.resolve)
+    }
+
+    /// A curl string list (nil when empty); the caller frees it with curl_slist_free_all.
+    private static func slist(_ items: [String]) -> UnsafeMutablePointer<curl_slist>? {
+        items.reduce(nil) { curl_slist_append($0, $1) }
     }
 
     deinit {
@@ -162,9 +163,7 @@ public final class TransferEngine: @unchecked Sendable {
     private var conditionalHeaders: [UnsafeMutableRawPointer: UnsafeMutablePointer<curl_slist>] = [:]
 
     private func headerList(for handle: UnsafeMutableRawPointer, adding header: String) {
-        var list: UnsafeMutablePointer<curl_slist>? = nil
-        for extra in options.headers { list = curl_slist_append(list, extra) }
-        list = curl_slist_append(list, header)
+        let list = Self.slist(options.headers + [header])
         conditionalHeaders[handle] = list
         shim_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
     }
