@@ -16,6 +16,8 @@ public protocol Catalog: AnyObject {
     func countOriginals() throws -> Int
 
     func source(url: String) throws -> SourceRecord?
+    /// Whether any source is recorded (an empty catalog has no URL to skip).
+    func hasSources() throws -> Bool
     /// Inserts or replaces the row for `record.url`.
     func upsertSource(_ record: SourceRecord) throws
     func sources(sha256: String) throws -> [SourceRecord]

@@ -282,6 +282,10 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         try locked { try connection.query("SELECT \(CatalogSchema.sourceColumns) FROM sources ORDER BY url", [], source) }
     }
 
+    public func hasSources() throws -> Bool {
+        try locked { try connection.query("SELECT 1 FROM sources LIMIT 1") { $0.int(0) ?? 0 }.first != nil }
+    }
+
     public func countSources() throws -> Int {
         try locked { try connection.query("SELECT count(*) FROM sources") { $0.int(0) ?? 0 }.first ?? 0 }
     }

@@ -4,6 +4,9 @@
 struct RequestSource {
     private let configuration: FetchRun.Configuration
     private let catalog: Catalog
+    /// False for a library with no source yet (a first run): then no URL needs a lookup.
+    /// Only this run writes meanwhile (it holds the writer lock), and it never sees a URL twice.
+    private let catalogHasSources: Bool
     private let report: (FetchResult) -> Void
     private let countRepeat: () -> Void
     private let reader: URLListReader
@@ -17,6 +20,7 @@ struct RequestSource {
     ) {
         self.configuration = configuration
         self.catalog = catalog
+        catalogHasSources = (try? catalog.hasSources()) ?? true
         self.report = report
         self.countRepeat = countRepeat
         reader = URLListReader(paths: lists)
@@ -53,7 +57,7 @@ struct RequestSource {
 
     /// The transfer to run for an item, or nil when the library already has it (reported as skipped).
     private func request(for item: FetchItem) -> TransferRequest? {
-        guard let known = try? catalog.source(url: item.url), let sha256 = known.sha256 else {
+        guard catalogHasSources, let known = try? catalog.source(url: item.url), let sha256 = known.sha256 else {
             return TransferRequest(item: item)
         }
         if configuration.options.refresh {
