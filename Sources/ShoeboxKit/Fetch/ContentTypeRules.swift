@@ -31,7 +31,7 @@ public enum ContentTypeRules {
         // Cut at the first ";" byte, not Character: a prepended mark (U+0600…) fuses with
         // the ";" into one grapheme, which a Character split would miss.
         let bare = String(decoding: contentType.utf8.prefix { $0 != UInt8(ascii: ";") }, as: UTF8.self)
-        let trimmed = bare.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = bare.trimmingWhitespace().lowercased()
         return trimmed.isEmpty ? nil : trimmed
     }
 

@@ -38,7 +38,7 @@ struct ResponseInfo {
         var header: UnsafeMutablePointer<curl_header>?
         guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
               let value = header?.pointee.value else { return nil }
-        let text = String(cString: value).trimmingCharacters(in: .whitespaces)
+        let text = String(cString: value).trimmingWhitespace()
         return text.isEmpty ? nil : text
     }
 }

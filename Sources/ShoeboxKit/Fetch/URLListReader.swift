@@ -76,7 +76,7 @@ public final class URLListReader {
 
     /// One list line to an entry; nil for blank lines and comments.
     public static func parse(_ rawLine: String, origin: String) -> Entry? {
-        let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = rawLine.trimmingWhitespace()
         if line.isEmpty || line.hasPrefix("#") { return nil }
         do {
             try URLValidator.validate(line)
