@@ -42,9 +42,6 @@ else
   step "Installing the Debian packages Shoebox needs (when missing)"
   show "bash .ci/install-deps"
   bash .ci/install-deps
-  export PATH="/opt/swift/usr/bin:$PATH"
-  command -v swift >/dev/null ||
-    die "no Swift toolchain: expected /opt/swift/usr/bin/swift or swift on PATH; install Swift 6 for Debian 12 first"
   step "Building shoebox in release mode (the first build takes a few minutes)"
   show "bash .ci/build-release    # swift build -c release --static-swift-stdlib"
   shoebox=$(bash .ci/build-release) || die "the build failed (messages above)"
