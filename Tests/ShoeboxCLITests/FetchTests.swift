@@ -43,6 +43,15 @@ final class FetchTests: XCTestCase {
         try runner.assertConsistent()
     }
 
+    func testGPSPrintedAsInspectPrintsIt() throws {
+        // 2° 17' 40.2" sums to 2.2944999999999998 in binary; inspect and exiftool -n print 2.2945.
+        let url = server.url("/photo/gps?seed=gps&lat=48.8584&lon=2.2945&alt=35.25")
+        let output = try runner.fetch([url])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        // Foundation's parser would read either text as 2.2945: compare the printed text.
+        XCTAssertTrue(output.stdout.contains(#""gps":{"altitude":35.25,"latitude":48.8584,"longitude":2.2945}"#), output.stdout)
+    }
+
     func testDateFallsBackToLastModifiedThenDownloadTime() throws {
         let withLastModified = server.url("/photo/old?seed=lm&lm=Tue,%2003%20Mar%202015%2010:00:00%20GMT")
         let undated = server.url("/photo/new?seed=now")

@@ -25,7 +25,8 @@ enum FetchResultJSON {
     private static func metadata(_ original: OriginalRecord) -> [String: Any] {
         var gps: Any = NSNull()
         if let latitude = original.gpsLatitude, let longitude = original.gpsLongitude {
-            gps = ["latitude": latitude, "longitude": longitude, "altitude": original.gpsAltitude ?? NSNull()] as [String: Any]
+            gps = ["latitude": printable(latitude), "longitude": printable(longitude),
+                   "altitude": original.gpsAltitude.map(printable) ?? NSNull()] as [String: Any]
         }
         return [
             "taken_at": original.takenAt ?? NSNull(),
@@ -36,5 +37,11 @@ enum FetchResultJSON {
             "orientation": original.orientation ?? NSNull(),
             "gps": gps,
         ]
+    }
+
+    /// The value as inspect and exiftool -n print it (15 significant digits): degrees summed
+    /// from minutes and seconds come out as 2.2944999999999998 where the camera meant 2.2945.
+    private static func printable(_ value: Double) -> Double {
+        Double(NumberText.format(value)) ?? value
     }
 }

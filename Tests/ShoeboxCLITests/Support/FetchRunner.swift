@@ -16,6 +16,7 @@ struct FetchRunner {
         var status: Int32
         var records: [[String: Any]]
         var stderr: String
+        var stdout: String
 
         /// The record for a URL (the first one when listed more than once).
         func record(_ url: String) -> [String: Any]? {
@@ -37,7 +38,7 @@ struct FetchRunner {
 
     func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Output {
         let result = try ShoeboxProcess.run(["fetch", "--json", "--library", library.path] + arguments, environment: environment, stdin: stdin)
-        return Output(status: result.status, records: Self.parseLines(result.stdout), stderr: result.stderr)
+        return Output(status: result.status, records: Self.parseLines(result.stdout), stderr: result.stderr, stdout: result.stdout)
     }
 
     static func parseLines(_ text: String) -> [[String: Any]] {
