@@ -32,6 +32,7 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(record["bytes"] as? Int, expected.count)
         let metadata = try XCTUnwrap(record["metadata"] as? [String: Any])
         XCTAssertEqual(metadata["taken_at"] as? String, "2021:05:06 07:08:09")
+        XCTAssertEqual(metadata["dated_by"] as? String, "exif")
         XCTAssertEqual(metadata["make"] as? String, "Canon")
         XCTAssertEqual(metadata["model"] as? String, "EOS R5")
         let gps = try XCTUnwrap(metadata["gps"] as? [String: Any])
@@ -59,6 +60,11 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(output.record(withLastModified)?["path"] as? String, "originals/2015/03/03/old.jpg")
         let today = Timestamp.exif(time(nil)).prefix(10).replacingOccurrences(of: ":", with: "/")
         XCTAssertEqual(output.record(undated)?["path"] as? String, "originals/\(today)/new.jpg")
+        func datedBy(_ url: String) -> String? { (output.record(url)?["metadata"] as? [String: Any])?["dated_by"] as? String }
+        XCTAssertEqual(datedBy(withLastModified), "last-modified")
+        XCTAssertEqual(datedBy(undated), "fetch-time")
+        let catalog = try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+        XCTAssertEqual(try catalog.allOriginals().map(\.datedBy), [.lastModified, .fetchTime])
     }
 
     func testContentTypeAndSniffingRules() throws {

@@ -64,6 +64,19 @@ final class GalleryTests: XCTestCase {
         XCTAssertTrue(gpsHTML.contains("src=\"../../thumbnails/128/"))
     }
 
+    func testCaptionGivesATimeOfDayOnlyForACaptureTime() {
+        func caption(_ datedBy: CaptureDateSource?) -> String? {
+            GalleryItem(original: OriginalRecord(sha256: "a", path: "originals/x.jpg", bytes: 1, contentType: "image/jpeg",
+                                                 takenAt: "2024:05:01 10:20:30", datedBy: datedBy, addedAt: ""),
+                        thumbnails: []).dateText
+        }
+        XCTAssertEqual(caption(.exif), "2024-05-01 10:20")
+        XCTAssertEqual(caption(nil), "2024-05-01 10:20", "schema 1 rows: as before")
+        for fallback in [CaptureDateSource.lastModified, .fetchTime, .fileTime] {
+            XCTAssertEqual(caption(fallback), "2024-05-01", fallback.rawValue)
+        }
+    }
+
     func testEveryThumbnailLoadsInChromiumEvenAfterTheLibraryMoves() throws {
         let library = try makeLibrary()
         let page = try GalleryWriter(libraryRoot: library.root, catalog: library.catalog).write(showGPS: false).page

@@ -30,6 +30,7 @@ enum FetchResultJSON {
         }
         return [
             "taken_at": original.takenAt ?? NSNull(),
+            "dated_by": original.datedBy?.rawValue ?? NSNull(),
             "make": original.make ?? NSNull(),
             "model": original.model ?? NSNull(),
             "width": original.width ?? NSNull(),

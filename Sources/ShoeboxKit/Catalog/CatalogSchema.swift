@@ -1,4 +1,4 @@
-/// The catalog schema (version 1), as stored in `LIBRARY/catalog.sqlite`.
+/// The catalog schema (version 2), as stored in `LIBRARY/catalog.sqlite`.
 ///
 /// The database runs in WAL mode with `synchronous=FULL` (every commit is on disk
 /// when `COMMIT` returns) and `foreign_keys=ON`. Text times are ISO 8601 UTC unless
@@ -26,7 +26,9 @@
 ///     gps_longitude REAL,                 -- decimal degrees, east positive
 ///     gps_altitude  REAL,                 -- metres above sea level
 ///     orientation   INTEGER,              -- EXIF orientation 1..8
-///     added_at      TEXT NOT NULL
+///     added_at      TEXT NOT NULL,
+///     dated_by      TEXT                  -- where taken_at came from: exif|last-modified|fetch-time|file-time
+///                                         --   (NULL: catalogued by schema 1, which did not record it)
 /// );
 ///
 /// -- One row per URL ever fetched, keyed by the URL as listed.
@@ -59,11 +61,19 @@
 ///
 /// Foreign keys are checked at commit (`DEFERRABLE INITIALLY DEFERRED`), so within
 /// one transaction a source may be written before its original.
+///
+/// Version history: 2 added `originals.dated_by`. A writer upgrades an older catalog
+/// when it opens it (`upgrades`); a reader of an older catalog sees NULL there.
 enum CatalogSchema {
     /// The version this build writes and understands.
-    static let version = 1
+    static let version = 2
 
-    /// The statements creating version 1, run in one transaction on a new catalog.
+    /// The statements that bring a catalog of version `key - 1` to version `key`.
+    static let upgrades: [Int: [String]] = [
+        2: ["ALTER TABLE originals ADD COLUMN dated_by TEXT"],
+    ]
+
+    /// The statements creating the current version, run in one transaction on a new catalog.
     static let createStatements: [String] = [
         """
         CREATE TABLE meta (
@@ -86,7 +96,8 @@ enum CatalogSchema {
             gps_longitude REAL,
             gps_altitude REAL,
             orientation INTEGER,
-            added_at TEXT NOT NULL
+            added_at TEXT NOT NULL,
+            dated_by TEXT
         )
         """,
         """
@@ -120,7 +131,9 @@ enum CatalogSchema {
 
     static let originalColumns =
         "sha256, path, bytes, content_type, width, height, taken_at, make, model, "
-        + "gps_latitude, gps_longitude, gps_altitude, orientation, added_at"
+        + "gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by"
+    /// `originalColumns` for reading a version-1 catalog, which has no `dated_by`.
+    static let originalColumnsVersion1 = originalColumns.replacingOccurrences(of: ", dated_by", with: ", NULL")
     static let sourceColumns =
         "url, final_url, sha256, etag, last_modified, http_status, fetched_at, outcome, reason"
     static let thumbnailColumns =

@@ -13,6 +13,8 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
     public var height: Int?
     /// Capture time as in EXIF ("YYYY:MM:DD HH:MM:SS"), or the fallback used to date the file.
     public var takenAt: String?
+    /// Where `takenAt` came from; nil for originals catalogued before schema 2 recorded it.
+    public var datedBy: CaptureDateSource?
     public var make: String?
     public var model: String?
     public var gpsLatitude: Double?
@@ -24,7 +26,7 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
 
     public init(
         sha256: String, path: String, bytes: Int64, contentType: String,
-        width: Int? = nil, height: Int? = nil, takenAt: String? = nil,
+        width: Int? = nil, height: Int? = nil, takenAt: String? = nil, datedBy: CaptureDateSource? = nil,
         make: String? = nil, model: String? = nil,
         gpsLatitude: Double? = nil, gpsLongitude: Double? = nil, gpsAltitude: Double? = nil,
         orientation: Int? = nil, addedAt: String
@@ -36,6 +38,7 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
         self.width = width
         self.height = height
         self.takenAt = takenAt
+        self.datedBy = datedBy
         self.make = make
         self.model = model
         self.gpsLatitude = gpsLatitude

@@ -26,6 +26,8 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     private let connection: SQLiteConnection
     private let lock = NSRecursiveLock()
     private var depth = 0
+    /// The columns read for an original: a reader of an older catalog gets NULL for newer ones.
+    private var originalColumns = CatalogSchema.originalColumns
 
     /// Opens (creating when `readOnly` is false and the file is missing) the catalog at `path`.
     public init(path: String, readOnly: Bool = false) throws {
@@ -127,6 +129,23 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         guard found <= Self.schemaVersion else {
             throw CatalogError.schemaTooNew(path: path, found: found, supported: Self.schemaVersion)
         }
+        if found < Self.schemaVersion {
+            if isReadOnly {
+                originalColumns = CatalogSchema.originalColumnsVersion1
+            } else {
+                try upgradeSchema(from: found)
+            }
+        }
+    }
+
+    /// Brings an older catalog to the current version in one transaction.
+    private func upgradeSchema(from found: Int) throws {
+        try transaction {
+            for version in (found + 1)...Self.schemaVersion {
+                for statement in CatalogSchema.upgrades[version] ?? [] { try connection.execute(statement) }
+            }
+            try connection.run("UPDATE meta SET value = ? WHERE key = 'schema_version'", [.text(String(Self.schemaVersion))])
+        }
     }
 
     private func createSchema() throws {
@@ -204,7 +223,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     public func original(sha256: String) throws -> OriginalRecord? {
         try locked {
             try connection.query(
-                "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = ?", [.text(sha256)], Self.original
+                "SELECT \(originalColumns) FROM originals WHERE sha256 = ?", [.text(sha256)], Self.original
             ).first
         }
     }
@@ -212,7 +231,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     public func original(path: String) throws -> OriginalRecord? {
         try locked {
             try connection.query(
-                "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE path = ?", [.text(path)], Self.original
+                "SELECT \(originalColumns) FROM originals WHERE path = ?", [.text(path)], Self.original
             ).first
         }
     }
@@ -220,19 +239,19 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     public func insertOriginal(_ record: OriginalRecord) throws {
         try locked {
             try connection.run(
-                "INSERT INTO originals (\(CatalogSchema.originalColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO originals (\(CatalogSchema.originalColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     .text(record.sha256), .text(record.path), .integer(record.bytes), .text(record.contentType),
                     .of(record.width), .of(record.height), .of(record.takenAt), .of(record.make), .of(record.model),
                     .of(record.gpsLatitude), .of(record.gpsLongitude), .of(record.gpsAltitude),
-                    .of(record.orientation), .text(record.addedAt),
+                    .of(record.orientation), .text(record.addedAt), .of(record.datedBy?.rawValue),
                 ])
         }
     }
 
     public func allOriginals() throws -> [OriginalRecord] {
         try locked {
-            try connection.query("SELECT \(CatalogSchema.originalColumns) FROM originals ORDER BY path", [], Self.original)
+            try connection.query("SELECT \(originalColumns) FROM originals ORDER BY path", [], Self.original)
         }
     }
 
@@ -244,6 +263,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         OriginalRecord(
             sha256: row.string(0) ?? "", path: row.string(1) ?? "", bytes: row.int64(2) ?? 0,
             contentType: row.string(3) ?? "", width: row.int(4), height: row.int(5), takenAt: row.string(6),
+            datedBy: row.string(14).flatMap(CaptureDateSource.init(rawValue:)),
             make: row.string(7), model: row.string(8), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
             gpsAltitude: row.double(11), orientation: row.int(12), addedAt: row.string(13) ?? "")
     }

@@ -120,7 +120,7 @@ final class Archiver {
         } catch {
             result.warnings.append("metadata: \(error)")
         }
-        let (folder, takenAt) = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: transfer.lastModified)
+        let (folder, takenAt, datedBy) = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: transfer.lastModified)
         let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256)
         let path = try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
             if reservedPaths.contains($0) || store.exists(path: $0) { return true }
@@ -132,7 +132,7 @@ final class Archiver {
 
         let record = OriginalRecord(
             sha256: sha256, path: path, bytes: bytes, contentType: format.mimeType,
-            width: metadata?.width, height: metadata?.height, takenAt: takenAt,
+            width: metadata?.width, height: metadata?.height, takenAt: takenAt, datedBy: datedBy,
             make: metadata?.make, model: metadata?.model,
             gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude, gpsAltitude: metadata?.gps?.altitude,
             orientation: metadata?.orientation, addedAt: Timestamp.iso8601())

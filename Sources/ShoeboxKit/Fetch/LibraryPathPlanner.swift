@@ -4,18 +4,20 @@ import Foundation
 /// Chooses where a new original goes: `originals/YYYY/MM/DD/NAME.EXT`, dated by
 /// capture time (then Last-Modified, then now), named after the URL, made unique.
 struct LibraryPathPlanner {
-    /// The date folder and the `takenAt` value to record.
-    static func dateFolder(metadata: PhotoMetadata?, lastModified: String?, now: time_t = time(nil)) -> (folder: String, takenAt: String) {
+    /// The date folder, the `takenAt` value to record and where it came from.
+    static func dateFolder(metadata: PhotoMetadata?, lastModified: String?, now: time_t = time(nil))
+        -> (folder: String, takenAt: String, datedBy: CaptureDateSource)
+    {
         // Cameras with an unset clock write "0000:00:00 00:00:00": skip to the next candidate.
         let candidates = [metadata?.dateTimeOriginal, metadata?.createDate, metadata?.modifyDate].compactMap { $0 }
         for exif in candidates {
-            if let folder = folder(fromEXIFDate: exif) { return (folder, exif) }
+            if let folder = folder(fromEXIFDate: exif) { return (folder, exif, .exif) }
         }
         if let lastModified {
             let parsed = curl_getdate(lastModified, nil)
-            if parsed > 0 { return (folder(from: parsed), Timestamp.exif(parsed)) }
+            if parsed > 0 { return (folder(from: parsed), Timestamp.exif(parsed), .lastModified) }
         }
-        return (folder(from: now), Timestamp.exif(now))
+        return (folder(from: now), Timestamp.exif(now), .fetchTime)
     }
 
     /// "2024:05:01 10:00:00" → "2024/05/01"; nil for dates that are not plausible.

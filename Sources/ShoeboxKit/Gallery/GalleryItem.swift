@@ -20,9 +20,11 @@ public struct GalleryItem: Sendable, Equatable {
         return make + " " + model
     }
 
-    /// The capture date and time shown in the caption, "2024-05-01 10:20".
+    /// The capture date and time shown in the caption, "2024-05-01 10:20"; only the day
+    /// for a photo dated by a fallback (its download time is no time of day it was taken).
     public var dateText: String? {
         guard let date = GallerySection.day(of: original.takenAt), let taken = original.takenAt else { return nil }
+        if let source = original.datedBy, source != .exif { return date }
         let time = taken.dropFirst(11).prefix(5)
         return time.count == 5 && time.contains(":") ? date + " " + time : date
     }

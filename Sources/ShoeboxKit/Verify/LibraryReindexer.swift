@@ -153,11 +153,12 @@ public struct LibraryReindexer: Sendable {
         let format = Self.sniff(absolute)
         let metadata = readMetadata.flatMap { try? $0(absolute) }
         let modified = time_t(file.modified)
+        let captured = metadata.flatMap(MetadataComparison.captureDate)
         return OriginalRecord(
             sha256: sha256, path: file.path, bytes: file.bytes,
             contentType: format?.mimeType ?? "application/octet-stream",
             width: metadata?.width, height: metadata?.height,
-            takenAt: metadata.flatMap(MetadataComparison.captureDate) ?? Timestamp.exif(modified),
+            takenAt: captured ?? Timestamp.exif(modified), datedBy: captured == nil ? .fileTime : .exif,
             make: metadata?.make, model: metadata?.model,
             gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude,
             gpsAltitude: metadata?.gps?.altitude, orientation: metadata?.orientation,

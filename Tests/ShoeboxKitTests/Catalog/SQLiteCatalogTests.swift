@@ -19,7 +19,7 @@ final class SQLiteCatalogTests: XCTestCase {
         OriginalRecord(
             sha256: String(repeating: String(n % 10), count: 64), path: path ?? "originals/2024/05/0\(n % 10)/IMG_\(n).jpg",
             bytes: Int64(1000 + n), contentType: "image/jpeg", width: 4000, height: 3000,
-            takenAt: "2024:05:01 12:00:0\(n % 10)", make: "Canon", model: "EOS \(n)",
+            takenAt: "2024:05:01 12:00:0\(n % 10)", datedBy: .exif, make: "Canon", model: "EOS \(n)",
             gpsLatitude: 48.858_370_123, gpsLongitude: -2.294_481_987, gpsAltitude: 35.25,
             orientation: 6, addedAt: "2026-11-30T01:00:00Z")
     }
@@ -160,6 +160,36 @@ final class SQLiteCatalogTests: XCTestCase {
             XCTAssertEqual(error as? CatalogError, .schemaTooNew(path: catalogPath, found: 99, supported: SQLiteCatalog.schemaVersion))
             XCTAssertTrue("\(error)".contains("upgrade shoebox"))
         }
+    }
+
+    func testVersion1CatalogIsReadAsIsAndUpgradedByAWriter() throws {
+        do {
+            let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
+            for statement in CatalogSchema.createStatements {
+                try raw.execute(statement.replacingOccurrences(of: ",\n    dated_by TEXT", with: ""))
+            }
+            XCTAssertEqual(try raw.query("SELECT count(*) FROM pragma_table_info('originals') WHERE name = 'dated_by'") { $0.int(0) }, [0])
+            try raw.run("INSERT INTO meta (key, value) VALUES ('schema_version', '1')")
+            try raw.run("""
+                INSERT INTO originals (sha256, path, bytes, content_type, taken_at, added_at)
+                VALUES ('\(hash(1))', 'originals/old.jpg', 5, 'image/jpeg', '2020:01:02 03:04:05', 't')
+                """)
+        }
+        func version() throws -> [String?] {
+            try SQLiteConnection(path: catalogPath, readOnly: true).query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }
+        }
+        let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try reader.allOriginals().map(\.takenAt), ["2020:01:02 03:04:05"])
+        XCTAssertNil(try reader.original(path: "originals/old.jpg")?.datedBy)
+        reader.close()
+        XCTAssertEqual(try version(), ["1"], "a reader changes nothing")
+
+        let writer = try SQLiteCatalog(path: catalogPath)
+        XCTAssertEqual(try version(), ["\(SQLiteCatalog.schemaVersion)"])
+        XCTAssertNil(try writer.original(sha256: hash(1))?.datedBy, "unknown for rows written by version 1")
+        try writer.insertOriginal(original(2))
+        writer.close()
+        XCTAssertEqual(try SQLiteCatalog(path: catalogPath, readOnly: true).original(sha256: hash(2)), original(2))
     }
 
     func testForeignDatabaseIsNotTakenOver() throws {

@@ -124,6 +124,7 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(record.make, "Canon")
         XCTAssertEqual(record.model, "Canon EOS 5D Mark IV")
         XCTAssertEqual(record.takenAt, "2024:05:01 12:34:56")
+        XCTAssertEqual(record.datedBy, .exif)
         XCTAssertEqual(try XCTUnwrap(record.gpsLatitude), 48.858370, accuracy: 1e-6)
         XCTAssertEqual(record.width, 64)
         XCTAssertEqual(try Journal.read(path: layout.journal), [.originalStored(record)])
@@ -134,6 +135,19 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0, [record])
         let findings = try LibraryVerifier(layout: layout).run().findings
         XCTAssertEqual(findings.map(\.kind), [.writable], "a copied-in file keeps its mode; verify says so")
+    }
+
+    func testFileWithoutCaptureTimeIsDatedByItsModificationTime() throws {
+        try FileManager.default.createDirectory(atPath: root + "/originals/2021/02/03", withIntermediateDirectories: true)
+        let path = root + "/originals/2021/02/03/plain.jpg"
+        try MetadataFixtures.makeImage(URL(fileURLWithPath: path))
+        var times = [timespec(tv_sec: 1_612_345_678, tv_nsec: 0), timespec(tv_sec: 1_612_345_678, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+
+        XCTAssertEqual(try reindex().originalsFromFiles, 1)
+        let record = try XCTUnwrap(try VerifyTestLibrary.dump(layout.catalog).0.first)
+        XCTAssertEqual(record.takenAt, Timestamp.exif(1_612_345_678))
+        XCTAssertEqual(record.datedBy, .fileTime)
     }
 
     func testJournaledOriginalsWithoutFileAreLeftOutWithTheirSources() throws {
