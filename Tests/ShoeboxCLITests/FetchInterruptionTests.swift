@@ -39,6 +39,42 @@ final class FetchInterruptionTests: XCTestCase {
                        "every result reported as stored is recorded")
     }
 
+    func testListOnAnOpenPipeIsFetchedAsItArrivesAndCtrlCEndsTheWait() throws {
+        let (process, stdin, out, err) = try ShoeboxProcess.startFeeding(["fetch", "-", "--library", runner.library.path, "--json"])
+        stdin.write(Data((server.url("/photo/first?seed=pipe1") + "\n").utf8))
+        runner.waitForStoredFiles(atLeast: 1, timeout: 10)
+        XCTAssertTrue(process.isRunning, "stdin is still open")
+        XCTAssertEqual(try storedFileCount(), 1, "a URL is fetched while the list is still coming")
+        stdin.write(Data((server.url("/photo/second?seed=pipe2") + "\n").utf8))
+        runner.waitForStoredFiles(atLeast: 2, timeout: 10)
+        XCTAssertEqual(try storedFileCount(), 2)
+
+        kill(process.processIdentifier, SIGINT)
+        XCTAssertTrue(ShoeboxProcess.waitForExit(process, timeout: 5), "Ctrl-C ends a fetch waiting for more of its list")
+        try stdin.close()  // lets a run that ignored Ctrl-C end, so a failure does not hang
+        let result = ShoeboxProcess.waitCapturing(process, out: out, err: err)
+        XCTAssertEqual(result.status, 130, result.stderr)
+        XCTAssertEqual(FetchRunner.parseLines(result.stdout).compactMap { $0["outcome"] as? String }, ["stored", "stored"])
+        try runner.assertConsistent()
+    }
+
+    func testCtrlCEndsStrictWhileItReadsAnOpenPipe() throws {
+        let (process, stdin, out, err) = try ShoeboxProcess.startFeeding(["fetch", "-", "--strict", "--library", runner.library.path])
+        stdin.write(Data((server.url("/photo/first?seed=strict") + "\n").utf8))
+        Thread.sleep(forTimeInterval: 0.3)
+        kill(process.processIdentifier, SIGINT)
+        XCTAssertTrue(ShoeboxProcess.waitForExit(process, timeout: 5), "Ctrl-C ends --strict's read of stdin")
+        try stdin.close()
+        let result = ShoeboxProcess.waitCapturing(process, out: out, err: err)
+        XCTAssertEqual(result.status, 130, result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: runner.library.appendingPathComponent("originals").path), "nothing fetched")
+    }
+
+    private func storedFileCount() throws -> Int {
+        let originals = runner.library.appendingPathComponent("originals").path
+        return (FileManager.default.enumerator(atPath: originals)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jpg") }.count
+    }
+
     func testSecondWriterFailsFastOrWaits() throws {
         let list = try slowList(40, delay: 0.1, prefix: "first")
         let (first, _, _) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--jobs", "2"])

@@ -53,8 +53,14 @@ public final class FetchRun: @unchecked Sendable {
         defer { if let spooledStdin { unlink(spooledStdin) } }
         if configuration.strict {
             if lists.contains("-") {
-                spooledStdin = try StdinSpooler.spool()
-                lists = lists.map { $0 == "-" ? spooledStdin! : $0 }
+                guard let spooled = try StdinSpooler.spool(isCancelled: { cancelFlag.isSet }) else {
+                    var interrupted = FetchSummary()
+                    interrupted.cancelled = true
+                    interrupted.elapsed = TransferEngine.now() - startTime
+                    return interrupted
+                }
+                spooledStdin = spooled
+                lists = lists.map { $0 == "-" ? spooled : $0 }
             }
             try checkStrict(lists)
         }
@@ -85,8 +91,10 @@ public final class FetchRun: @unchecked Sendable {
         var requests = RequestSource(
             configuration: configuration, lists: lists, catalog: lookupCatalog,
             report: { [weak self] in self?.report($0) },
-            countRepeat: { [weak self] in self?.countRepeat() })
+            countRepeat: { [weak self] in self?.countRepeat() },
+            onInput: { [weak engine] in engine?.wakeUp() })
         engine.run(next: { requests.next() }, completion: archiveQueue.submit)
+        requests.stop()
         let fatal = archiveQueue.finish()
         if let readError = requests.readError { throw readError }
 

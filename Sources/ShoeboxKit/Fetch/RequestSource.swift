@@ -9,50 +9,58 @@ struct RequestSource {
     private let catalogHasSources: Bool
     private let report: (FetchResult) -> Void
     private let countRepeat: () -> Void
-    private let reader: URLListReader
+    private let lists: ListPrefetcher
     private var commandLineURLs: [String]
     private var seen = URLDeduplicator()
     private(set) var readError: Error?
 
     init(
         configuration: FetchRun.Configuration, lists: [String], catalog: Catalog,
-        report: @escaping (FetchResult) -> Void, countRepeat: @escaping () -> Void
+        report: @escaping (FetchResult) -> Void, countRepeat: @escaping () -> Void,
+        onInput: @escaping @Sendable () -> Void
     ) {
         self.configuration = configuration
         self.catalog = catalog
         catalogHasSources = (try? catalog.hasSources()) ?? true
         self.report = report
         self.countRepeat = countRepeat
-        reader = URLListReader(paths: lists)
+        self.lists = ListPrefetcher(reader: URLListReader(paths: lists), onAvailable: onInput)
         commandLineURLs = configuration.urls.reversed()
     }
 
-    mutating func next() -> TransferRequest? {
-        while let entry = nextEntry() {
-            switch entry {
-            case .invalid(let origin, let line, let reason):
+    /// The next transfer to run; `.waiting` while the lists have nothing more read yet.
+    mutating func next() -> TransferEngine.Next {
+        while true {
+            switch nextEntry() {
+            case .entry(.invalid(let origin, let line, let reason)):
                 report(FetchResult(url: line, origin: origin, outcome: .failed, reason: reason))
-            case .url(let item):
+            case .entry(.url(let item)):
                 guard seen.insert(item.url) else {
                     countRepeat()
                     continue
                 }
-                if let request = request(for: item) { return request }
+                if let request = request(for: item) { return .request(request) }
+            case .waiting:
+                return .waiting
+            case .end:
+                return .end
+            case .failed(let error):
+                readError = error
+                return .end
             }
         }
-        return nil
     }
 
-    private mutating func nextEntry() -> URLListReader.Entry? {
+    /// Lets the list-reading thread end (the run stops early).
+    func stop() {
+        lists.stop()
+    }
+
+    private mutating func nextEntry() -> ListPrefetcher.Poll {
         if let url = commandLineURLs.popLast() {
-            return URLListReader.parse(url, origin: "--url") ?? .invalid(origin: "--url", line: url, reason: "empty URL")
+            return .entry(URLListReader.parse(url, origin: "--url") ?? .invalid(origin: "--url", line: url, reason: "empty URL"))
         }
-        do {
-            return try reader.next()
-        } catch {
-            readError = error
-            return nil
-        }
+        return lists.poll()
     }
 
     /// The transfer to run for an item, or nil when the library already has it (reported as skipped).

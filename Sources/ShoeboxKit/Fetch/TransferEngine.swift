@@ -47,6 +47,7 @@ public final class TransferEngine: @unchecked Sendable {
 
     deinit {
         for handle in idleHandles + Array(active.keys) { curl_easy_cleanup(handle) }
+        for list in conditionalHeaders.values { curl_slist_free_all(list) }
         curl_multi_cleanup(multi)
         curl_slist_free_all(headerList)
         curl_slist_free_all(resolveList)
@@ -68,29 +69,44 @@ public final class TransferEngine: @unchecked Sendable {
 
     public var isCancelled: Bool { cancelFlag.isSet }
 
-    /// Pulls requests from `next` until it returns nil, and reports each transfer's end to `completion`.
+    /// Ends a wait in `run` early (more input arrived); callable from any thread.
+    public func wakeUp() {
+        curl_multi_wakeup(multi)
+    }
+
+    /// What the engine's input has next.
+    public enum Next {
+        case request(TransferRequest)
+        /// Nothing yet: the engine carries on with its transfers until `wakeUp`.
+        case waiting
+        case end
+    }
+
+    /// Pulls requests from `next` until it says `.end`, and reports each transfer's end to `completion`.
     /// Returns when everything has finished or the engine was cancelled (then the running
     /// transfers are aborted and their partial files removed, without reporting them).
-    public func run(next: () -> TransferRequest?, completion: (CompletedTransfer) -> Void) {
+    public func run(next: () -> Next, completion: (CompletedTransfer) -> Void) {
         var inputDone = false
         while !isCancelled {
             startDueRetries()
-            while !inputDone && active.count < options.jobs && !isCancelled {
-                guard let request = next() else {
-                    inputDone = true
-                    break
+            var inputWaiting = false
+            while !inputDone && !inputWaiting && active.count < options.jobs && !isCancelled {
+                switch next() {
+                case .request(let request):
+                    start(TransferState(
+                        request: request, attempts: 1, maxSize: options.maxSize, stallTimeout: options.stallTimeout,
+                        store: store, buffers: buffers))
+                case .waiting: inputWaiting = true
+                case .end: inputDone = true
                 }
-                start(TransferState(
-                    request: request, attempts: 1, maxSize: options.maxSize, stallTimeout: options.stallTimeout,
-                    store: store, buffers: buffers))
             }
             if inputDone && active.isEmpty && retryQueue.isEmpty && writing.isEmpty { break }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectFinished(completion)
             collectWritten(completion)
-            let canStartMore = !inputDone && active.count < options.jobs
-            if !canStartMore && (!active.isEmpty || !retryQueue.isEmpty || !writing.isEmpty) {
+            let canStartMore = !inputDone && !inputWaiting && active.count < options.jobs
+            if !canStartMore && (inputWaiting || !active.isEmpty || !retryQueue.isEmpty || !writing.isEmpty) {
                 var ready: Int32 = 0
                 curl_multi_poll(multi, nil, 0, pollTimeoutMilliseconds(), &ready)
             }
@@ -252,6 +268,7 @@ public final class TransferEngine: @unchecked Sendable {
     private func abortAll() {
         for (handle, state) in active {
             curl_multi_remove_handle(multi, handle)
+            if let list = conditionalHeaders.removeValue(forKey: handle) { curl_slist_free_all(list) }
             state.discardFile()
             idleHandles.append(handle)
         }

@@ -45,6 +45,30 @@ struct ShoeboxProcess {
         return (process, out, err)
     }
 
+    /// Starts `shoebox ARGS` with its stdin on a pipe the caller writes to and closes.
+    static func startFeeding(_ arguments: [String]) throws -> (process: Process, stdin: FileHandle, out: Pipe, err: Pipe) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        env.removeValue(forKey: "SHOEBOX_LIBRARY")
+        process.environment = env
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, input.fileHandleForWriting, out, err)
+    }
+
+    /// Waits at most `timeout` seconds for `process` to end; false if it is still running.
+    static func waitForExit(_ process: Process, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        return !process.isRunning
+    }
+
     /// Runs `shoebox ARGS` to completion.
     @discardableResult
     static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> Result {
