@@ -26,6 +26,7 @@
     X(vips_image_hasalpha) X(vips_image_copy_memory) X(vips_jpegload) X(vips_thumbnail) \
     X(vips_thumbnail_image) X(vips_colourspace) X(vips_cast_uchar) X(vips_flatten) \
     X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave) X(vips_webpsave) X(vips_heifsave) \
+    X(vips_copy) X(vips_image_remove) X(vips_image_get_fields) X(g_strfreev) \
     X(g_object_ref) X(g_object_unref) X(g_free) X(g_log_set_handler)
 
 #define SHIM_DECLARE(name) static __typeof__(name) *p_##name;
@@ -117,8 +118,24 @@ int shim_vips_jpegsave(VipsImage *in, const char *path, int q, int keep) {
     return p_vips_jpegsave(in, path, "Q", q, "strip", !keep, "optimize_coding", TRUE, NULL);
 }
 
+/* libvips 8.14.1's webpsave ignores "strip": it writes XMP, and an EXIF block rebuilt
+   from the image's "exif-ifd..." fields (GPS included). Without keep, it saves a copy
+   with every metadata field removed. */
 int shim_vips_webpsave(VipsImage *in, const char *path, int q, int keep) {
-    return p_vips_webpsave(in, path, "Q", q, "strip", !keep, NULL);
+    if (keep) return p_vips_webpsave(in, path, "Q", q, NULL);
+    VipsImage *bare;
+    if (p_vips_copy(in, &bare, NULL)) return -1;
+    gchar **fields = p_vips_image_get_fields(bare);
+    for (gchar **field = fields; *field; field++) {
+        if (strncmp(*field, "exif-", 5) == 0 || strcmp(*field, VIPS_META_XMP_NAME) == 0 ||
+            strcmp(*field, VIPS_META_IPTC_NAME) == 0 || strcmp(*field, VIPS_META_ICC_NAME) == 0) {
+            p_vips_image_remove(bare, *field);
+        }
+    }
+    p_g_strfreev(fields);
+    int result = p_vips_webpsave(bare, path, "Q", q, "strip", TRUE, NULL);
+    p_g_object_unref(bare);
+    return result;
 }
 
 int shim_vips_avifsave(VipsImage *in, const char *path, int q, int keep) {

@@ -69,6 +69,22 @@ final class ThumbnailUpdaterTests: XCTestCase {
         XCTAssertEqual(try ImageFixtures.size(file).0, 128)
     }
 
+    func testNoFormatCarriesGPSUnlessAskedAndKeepMetadataKeepsIt() throws {
+        for format in ThumbnailFormat.allCases {
+            for keep in [false, true] {
+                let library = try makeRotatedLibrary()
+                _ = try update(library, ThumbnailOptions(sizes: [.init(width: 96, height: 96)], format: format, keepMetadata: keep))
+                let tags = try ImageFixtures.tags(library.root + "/thumbnails/96/2024/05/01/IMG_0001.jpg." + format.fileExtension)
+                let kept = tags.keys.filter { $0.contains("GPS") || $0.hasSuffix(":Make") || $0.hasSuffix(":DateTimeOriginal") }
+                if keep {
+                    XCTAssertNotNil(tags["GPS:GPSLatitude"], "\(format) with keepMetadata: \(tags.keys.sorted())")
+                } else {
+                    XCTAssertEqual(kept, [], "\(format) thumbnail leaks metadata")
+                }
+            }
+        }
+    }
+
     func testIncrementalKeepsFreshThumbnailsAndRemakesStaleOrForced() throws {
         let library = try makeRotatedLibrary()
         let options = ThumbnailOptions(sizes: [.init(width: 64, height: 64), .init(width: 96, height: 96)])
