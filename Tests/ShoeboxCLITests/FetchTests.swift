@@ -128,6 +128,40 @@ final class FetchTests: XCTestCase {
         XCTAssertLessThan(times503[1] - times503[0], 4)
     }
 
+    func testUnreadableRetryAfterFallsBackToBackoff() throws {
+        // libcurl reads "soon" and "-5" as 0 seconds: retrying at once would hammer the server.
+        let soon = server.url("/flaky/soon?status=503&times=1&retry_after=soon")
+        let negative = server.url("/flaky/negative?status=503&times=1&retry_after=-5")
+        let output = try runner.fetch([soon, negative])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        for key in ["flaky/soon", "flaky/negative"] {
+            let times = try server.requestTimes(key)
+            XCTAssertEqual(times.count, 2, key)
+            XCTAssertGreaterThanOrEqual(times[1] - times[0], 0.45, "\(key): backoff of at least half the 1 s base")
+        }
+    }
+
+    func testPartialContentAndHeadersCutShortAreRetriedNeverStored() throws {
+        let partial = server.url("/partial/p"), cut = server.url("/cut-headers/c?times=1")
+        let output = try runner.fetch([partial, cut], ["--retries", "1"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.outcome(partial), "failed")
+        XCTAssertTrue((output.record(partial)?["reason"] as? String ?? "").contains("206"), output.stderr)
+        XCTAssertEqual(try server.requestTimes("partial/p").count, 2, "retried once")
+        XCTAssertEqual(output.outcome(cut), "stored", "a connection closed inside the headers is retried")
+        XCTAssertEqual(output.record(cut)?["attempts"] as? Int, 2)
+        try runner.assertConsistent()
+    }
+
+    func testASlowFirstTransferDoesNotHoldUpTheRestOfItsHost() throws {
+        let slow = server.url("/trickle/first?seconds=3")
+        let quick = (0..<4).map { server.url("/photo/quick\($0)?seed=quick\($0)") }
+        let output = try runner.fetch([slow] + quick)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let order = output.records.compactMap { $0["url"] as? String }
+        XCTAssertEqual(order.last, slow, "the quick ones finish while the slow one still trickles: \(order)")
+    }
+
     func testRetryAfterIsCappedByMaxRetryWait() throws {
         let url = server.url("/flaky/cap?status=503&times=1&retry_after=30")
         let output = try runner.fetch([url], ["--max-retry-wait", "1"])
@@ -152,9 +186,9 @@ final class FetchTests: XCTestCase {
         let undeclared = server.url("/big/undeclared?size=8000000&cl=0")
         let output = try runner.fetch([declared, undeclared], ["--max-size", "1M"])
         XCTAssertEqual(output.status, 1)
-        XCTAssertEqual(output.outcome(declared), "failed")
+        XCTAssertEqual(output.outcome(declared), "rejected", "refused, as the manual defines rejected")
         XCTAssertTrue((output.record(declared)?["reason"] as? String ?? "").contains("Content-Length exceeds --max-size"))
-        XCTAssertEqual(output.outcome(undeclared), "failed")
+        XCTAssertEqual(output.outcome(undeclared), "rejected")
         XCTAssertTrue((output.record(undeclared)?["reason"] as? String ?? "").contains("exceeds --max-size"))
         XCTAssertEqual(output.record(undeclared)?["attempts"] as? Int, 1, "oversize is not retried")
         Thread.sleep(forTimeInterval: 0.3)

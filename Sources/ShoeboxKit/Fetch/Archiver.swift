@@ -45,6 +45,9 @@ final class Archiver {
         switch transfer.body {
         case .failed(let reason):
             result.reason = reason
+        case .refused(let reason):
+            result.outcome = .rejected
+            result.reason = reason
         case .empty:
             result.outcome = .rejected
             result.reason = "empty body"

@@ -9,6 +9,8 @@ public struct CompletedTransfer: Sendable {
         case notModified
         /// No usable body: the reason says why.
         case failed(reason: String)
+        /// Refused without downloading it all (over --max-size): the reason says why.
+        case refused(reason: String)
     }
 
     public let request: TransferRequest

@@ -10,8 +10,14 @@ struct ResponseInfo {
     var effectiveURL: String?
     var etag: String?
     var lastModified: String?
-    /// Seconds to wait, from a Retry-After header (seconds or HTTP date).
+    /// Seconds to wait, from a Retry-After header (seconds or HTTP date); nil when
+    /// absent or unreadable ("soon", "-5"), so the usual backoff applies.
     var retryAfter: Double?
+    /// Redirects followed to get here.
+    var redirects = 0
+    /// The body ends where the connection closed (HTTP/1 without Content-Length or
+    /// chunked framing), so a cut-off body cannot be told from a whole one.
+    var isDelimitedByClose = false
 
     init(handle: UnsafeMutableRawPointer) {
         var code = 0
@@ -20,11 +26,25 @@ struct ResponseInfo {
         effectiveURL = Self.string(handle, CURLINFO_EFFECTIVE_URL)
         var retry: curl_off_t = -1
         if shim_curl_getinfo_off(handle, CURLINFO_RETRY_AFTER, &retry) == CURLE_OK, retry >= 0,
-           Self.header(handle, "Retry-After") != nil {
+           let header = Self.header(handle, "Retry-After"), Self.isRetryAfter(header) {
             retryAfter = Double(retry)
         }
         etag = Self.header(handle, "ETag")
         lastModified = Self.header(handle, "Last-Modified")
+        var count = 0
+        if shim_curl_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &count) == CURLE_OK { redirects = count }
+        var version = 0
+        _ = shim_curl_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
+        let framed = Self.header(handle, "Content-Length") != nil
+            || Self.header(handle, "Transfer-Encoding")?.lowercased().contains("chunked") == true
+        isDelimitedByClose = version < Int(CURL_HTTP_VERSION_2_0) && !framed
+    }
+
+    /// RFC 9110: delay-seconds (digits only) or an HTTP date. libcurl reads anything
+    /// else as 0, which would mean "retry at once" to a server asking us to slow down.
+    static func isRetryAfter(_ value: String) -> Bool {
+        if !value.isEmpty && value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return true }
+        return curl_getdate(value, nil) > 0
     }
 
     private static func string(_ handle: UnsafeMutableRawPointer, _ info: CURLINFO) -> String? {

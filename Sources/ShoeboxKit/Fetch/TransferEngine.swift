@@ -154,7 +154,11 @@ public final class TransferEngine: @unchecked Sendable {
         long(CURLOPT_NOPROGRESS, 0)
         long(CURLOPT_BUFFERSIZE, 256 * 1024)
         long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        long(CURLOPT_PIPEWAIT, 1)
+        // Waiting to multiplex pays only where HTTP/2 can be agreed (TLS): over plain
+        // HTTP/1.1 it holds every other transfer to the host until the first one ends.
+        if state.request.item.url.utf8.count > 6, state.request.item.url.prefix(6).lowercased() == "https:" {
+            long(CURLOPT_PIPEWAIT, 1)
+        }
         string(CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl can decode; stored decoded
         string(CURLOPT_USERAGENT, options.userAgent)
         if let caCertificates = options.caCertificates { string(CURLOPT_CAINFO, caCertificates) }
@@ -236,7 +240,7 @@ public final class TransferEngine: @unchecked Sendable {
         let body: CompletedTransfer.Body
         if let failure = verdict.failure {
             state.discardFile()
-            body = .failed(reason: failure)
+            body = verdict.refused ? .refused(reason: failure) : .failed(reason: failure)
         } else if response.status == 304 {
             state.discardFile()
             body = .notModified
@@ -249,8 +253,11 @@ public final class TransferEngine: @unchecked Sendable {
             stopError = error
             cancel()
         }
+        // A redirect whose target never answered: its 3xx is not the URL's status.
+        let unanswered = code != CURLE_OK && code != CURLE_TOO_MANY_REDIRECTS && response.redirects > 0
+            && (300..<400).contains(response.status ?? 0)
         completion(CompletedTransfer(
-            request: state.request, body: body, attempts: state.attempts, httpStatus: response.status,
+            request: state.request, body: body, attempts: state.attempts, httpStatus: unanswered ? nil : response.status,
             contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
             finalURL: response.effectiveURL))
     }

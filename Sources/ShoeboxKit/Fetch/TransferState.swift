@@ -60,6 +60,7 @@ final class TransferState {
         prefix = []
         abortReason = nil
         stalled = false
+        oversize = false
         discarding = false
         statusChecked = false
         writeError = nil
@@ -87,6 +88,8 @@ final class TransferState {
 
     /// Whether the current attempt was aborted for stalling (retryable).
     private(set) var stalled = false
+    /// Whether the current attempt was aborted for growing past --max-size (refused).
+    private(set) var oversize = false
 
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
@@ -140,7 +143,8 @@ final class TransferState {
             return bytes > 1 << 20 ? 0 : data.count
         }
         if bytes + Int64(data.count) > maxSize {
-            abortReason = "body exceeds --max-size (\(ByteSize.format(maxSize)))"
+            abortReason = "body exceeds --max-size (\(ByteSize.format(maxSize))); the rest was not downloaded"
+            oversize = true
             return 0
         }
         do {

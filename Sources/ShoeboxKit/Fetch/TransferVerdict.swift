@@ -5,38 +5,56 @@ import Foundation
 /// success or a failure reason, and says whether another attempt may help.
 struct TransferVerdict {
     /// nil on success.
-    let failure: String?
-    let retryable: Bool
+    private(set) var failure: String?
+    private(set) var retryable = false
+    /// The response was refused by a limit (--max-size), not failed: outcome `rejected`.
+    private(set) var refused = false
 
     init(code: CURLcode, response: ResponseInfo, state: TransferState) {
-        let status = response.status ?? 0
         // First: a write that failed after curl had handed the bytes over ends
         // the transfer with CURLE_OK.
         if let error = state.writeError {
             failure = "\(error)"
-            retryable = false
             return
         }
         if code == CURLE_OK || (code == CURLE_WRITE_ERROR && state.discardedErrorBody && state.abortReason == nil) {
-            if (200..<300).contains(status) || (status == 304 && state.request.isConditional) {
-                failure = nil
-                retryable = false
-            } else {
-                failure = "HTTP \(status)" + (HTTPStatusText.phrase(status).map { " \($0)" } ?? "")
-                retryable = RetryPolicy.retryableStatuses.contains(status)
-            }
+            judgeResponse(response, state: state)
             return
         }
         if let reason = state.abortReason {
             failure = reason
             retryable = state.stalled
+            refused = state.oversize
             return
         }
-        let detail = state.errorDetail.isEmpty ? String(cString: curl_easy_strerror(code)) : state.errorDetail
+        judgeError(code, response: response, detail: state.errorDetail.isEmpty ? String(cString: curl_easy_strerror(code)) : state.errorDetail, state: state)
+    }
+
+    /// A response that arrived whole: its status decides.
+    private mutating func judgeResponse(_ response: ResponseInfo, state: TransferState) {
+        let status = response.status ?? 0
+        if status == 206 {
+            // No Range is ever sent: a part of the file must not pass for all of it.
+            failure = "HTTP 206 Partial Content: the server sent part of the file though no range was asked"
+            retryable = true
+        } else if (200..<300).contains(status) {
+            if state.bytes == 0 && response.isDelimitedByClose && status != 204 && status != 205 {
+                // Nothing says where the body should have ended: a connection closed
+                // early (even inside the headers) looks just like an empty body.
+                failure = "connection closed before any body arrived"
+                retryable = true
+            }
+        } else if !(status == 304 && state.request.isConditional) {
+            failure = "HTTP \(status)" + (HTTPStatusText.phrase(status).map { " \($0)" } ?? "")
+            retryable = RetryPolicy.retryableStatuses.contains(status)
+        }
+    }
+
+    private mutating func judgeError(_ code: CURLcode, response: ResponseInfo, detail: String, state: TransferState) {
         switch code {
         case CURLE_FILESIZE_EXCEEDED:
             failure = "Content-Length exceeds --max-size (\(ByteSize.format(state.maxSize))); not downloaded"
-            retryable = false
+            refused = true
         case CURLE_PARTIAL_FILE:
             failure = "truncated body: \(detail)"
             retryable = true
@@ -49,13 +67,15 @@ struct TransferVerdict {
             retryable = true
         case CURLE_TOO_MANY_REDIRECTS:
             failure = "too many redirects (more than 10): \(detail)"
-            retryable = false
-        case CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_UNSUPPORTED_PROTOCOL where response.redirects > 0:
             failure = "redirect to an unsupported scheme (only http and https are followed): \(detail)"
-            retryable = false
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            failure = "unsupported response: \(detail)"
+        case CURLE_OUT_OF_MEMORY where state.bytes == 0:
+            // libcurl's answer to a response header over its 100 KB limit.
+            failure = "response headers too large (over 100 KB) or out of memory: \(detail)"
         default:
             failure = detail
-            retryable = false
         }
     }
 }

@@ -14,6 +14,9 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /versioned/KEY?change=0|1                       ETag "vN"; with change=1 every request gives new bytes
   /gzip/NAME                                      a photo sent with Content-Encoding: gzip
   /slow/NAME?delay=SECONDS                        a photo after a delay
+  /trickle/KEY?seconds=S                          a photo whose body takes S seconds to arrive
+  /partial/KEY                                    206 with half of a photo (no Range was asked)
+  /cut-headers/KEY?times=1                        closes inside the headers `times` times, then a photo
   /_log/KEY    JSON: request times (monotonic seconds) seen for KEY
   /_sent/KEY   JSON: body bytes actually written for KEY
   /_headers/KEY  JSON: the request headers last seen for KEY
@@ -298,6 +301,39 @@ class Handler(BaseHTTPRequestHandler):
     def route_gzip(self, key, q):
         body = gzip.compress(self.photo_bytes(key, q))
         self.send_body(200, body, "image/jpeg", {"Content-Encoding": "gzip"})
+
+    def route_trickle(self, key, q):
+        body = self.photo_bytes(key, q)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        pieces = 10
+        step = (len(body) + pieces - 1) // pieces
+        for start in range(0, len(body), step):
+            self.wfile.write(body[start:start + step])
+            self.wfile.flush()
+            time.sleep(float(q.get("seconds", "2")) / pieces)
+
+    def route_partial(self, key, q):
+        self.note("partial/" + key)
+        body = self.photo_bytes(key, q)
+        half = body[: len(body) // 2]
+        self.send_response(206)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Content-Range", "bytes 0-%d/%d" % (len(half) - 1, len(body)))
+        self.send_header("Content-Length", str(len(half)))
+        self.end_headers()
+        self.wfile.write(half)
+
+    def route_cut_headers(self, key, q):
+        n = self.note("cut-headers/" + key)
+        if n <= int(q.get("times", "1")):
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Len")
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.send_body(200, self.photo_bytes(key, q))
 
     def route_slow(self, key, q):
         time.sleep(float(q.get("delay", "0.05")))
