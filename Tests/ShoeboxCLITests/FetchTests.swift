@@ -376,6 +376,30 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(strict.status, 2)
         XCTAssertTrue(strict.stderr.contains("\(list.path):4"), strict.stderr)
         XCTAssertEqual(strict.records.count, 0, "--strict fetches nothing")
+
+        let strictStdin = try runner.run(["-", "--strict"], stdin: Data("\(good)\nnot a url\n".utf8))
+        XCTAssertEqual(strictStdin.status, 2)
+        XCTAssertTrue(strictStdin.stderr.contains("<stdin>:2:"), "named as the user gave it: \(strictStdin.stderr)")
+    }
+
+    func testLinesWithBytesThatAreNotUTF8OrWithANULAreInvalidNotMerged() throws {
+        let base = server.url("/photo/")
+        let list = runner.workDirectory.appendingPathComponent("bytes.txt")
+        var bytes = Data()
+        for line in [Data((base + "caf").utf8) + Data([0xE9]), Data((base + "caf").utf8) + Data([0xE8]),
+                     Data((base + "z").utf8) + Data([0x00]) + Data("a".utf8), Data((base + "ok?seed=ok").utf8)] {
+            bytes += line + Data([0x0A])
+        }
+        try bytes.write(to: list)
+        let output = try runner.run([list.path])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.outcome(base + "ok?seed=ok"), "stored")
+        for line in 1...3 { XCTAssertTrue(output.stderr.contains("\(list.path):\(line):"), output.stderr) }
+        XCTAssertTrue(output.stderr.contains("not UTF-8"), output.stderr)
+        XCTAssertTrue(output.stderr.contains("U+0000"), output.stderr)
+        XCTAssertEqual(output.records.count, 4, "no line merged into another as a repeat")
+        XCTAssertEqual(try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+            .allSources().map(\.url).filter { $0.hasSuffix("/z") }, [], "nothing fetched in place of the line with a NUL")
     }
 
     func testListFromStdinAndURLOption() throws {

@@ -15,13 +15,15 @@ public final class FetchRun: @unchecked Sendable {
         public var strict = false
         /// Wait for another writer instead of failing.
         public var waitForLock = false
+        /// The temporary copy of stdin `--strict` reads in place of "-" (set by `run`).
+        var spooledStdin: String?
 
         public init(layout: LibraryLayout) {
             self.layout = layout
         }
     }
 
-    private let configuration: Configuration
+    private var configuration: Configuration
     private let observer: FetchObserver
     private let lock = NSLock()
     private var summary = FetchSummary()
@@ -60,6 +62,7 @@ public final class FetchRun: @unchecked Sendable {
                     return interrupted
                 }
                 spooledStdin = spooled
+                configuration.spooledStdin = spooled
                 lists = lists.map { $0 == "-" ? spooled : $0 }
             }
             try checkStrict(lists)
@@ -110,7 +113,7 @@ public final class FetchRun: @unchecked Sendable {
 
     private func checkStrict(_ lists: [String]) throws {
         var invalid: [String] = []
-        let reader = URLListReader(paths: lists)
+        let reader = URLListReader(paths: lists, shownNames: configuration.spooledStdin.map { [$0: "<stdin>"] } ?? [:])
         while let entry = try reader.next() {
             if case .invalid(let origin, _, let reason) = entry { invalid.append("\(origin): \(reason)") }
         }

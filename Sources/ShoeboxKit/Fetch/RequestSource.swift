@@ -24,7 +24,8 @@ struct RequestSource {
         catalogHasSources = (try? catalog.hasSources()) ?? true
         self.report = report
         self.countRepeat = countRepeat
-        self.lists = ListPrefetcher(reader: URLListReader(paths: lists), onAvailable: onInput)
+        let reader = URLListReader(paths: lists, shownNames: configuration.spooledStdin.map { [$0: "<stdin>"] } ?? [:])
+        self.lists = ListPrefetcher(reader: reader, onAvailable: onInput)
         commandLineURLs = configuration.urls.reversed()
     }
 

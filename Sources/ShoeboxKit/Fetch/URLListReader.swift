@@ -26,13 +26,16 @@ public final class URLListReader {
     }
 
     private var pending: [String]
+    private let shownNames: [String: String]
     private var current: LineReader?
     private var currentName = ""
     private var lineNumber = 0
 
-    /// `paths`: list files, "-" for stdin.
-    public init(paths: [String]) {
+    /// `paths`: list files, "-" for stdin. `shownNames`: the name to report for a path
+    /// in FILE:LINE origins when it is not the path itself (stdin spooled to a file).
+    public init(paths: [String], shownNames: [String: String] = [:]) {
         pending = paths
+        self.shownNames = shownNames
     }
 
     /// Checks up front that every named list can be opened (exit status 2 before any work).
@@ -63,7 +66,8 @@ public final class URLListReader {
             }
             lineNumber += 1
             let text = lineNumber == 1 ? Self.droppingByteOrderMark(line) : line
-            if let entry = Self.parse(text, origin: "\(currentName == "-" ? "<stdin>" : currentName):\(lineNumber)") {
+            let shown = shownNames[currentName] ?? (currentName == "-" ? "<stdin>" : currentName)
+            if let entry = Self.parse(text, origin: "\(shown):\(lineNumber)") {
                 return entry
             }
         }

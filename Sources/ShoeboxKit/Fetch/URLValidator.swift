@@ -23,6 +23,13 @@ public enum URLValidator {
         guard !text.contains(where: { $0 == " " || $0.isNewline || $0 == "\t" }) else {
             throw Problem.notAURL("contains white space; percent-encode it as %20")
         }
+        // C strings end at a NUL: libcurl would see (and fetch) only the part before it.
+        if let control = text.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw Problem.notAURL("contains the control character U+\(String(format: "%04X", control.value))")
+        }
+        if text.unicodeScalars.contains("\u{FFFD}") {
+            throw Problem.notAURL("contains bytes that are not UTF-8 (or U+FFFD); percent-encode them")
+        }
         guard let handle = curl_url() else { throw Problem.notAURL("out of memory") }
         defer { curl_url_cleanup(handle) }
         let code = curl_url_set(handle, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME))
