@@ -2,7 +2,7 @@ import XCTest
 @testable import ShoeboxCLI
 
 final class ArgumentParserTests: XCTestCase {
-    let spec = CommandSpec(name: "demo", abstract: "demo", options: [
+    let spec = CommandSpec(name: "demo", abstract: "demo", arguments: "[FILE ...]", options: [
         OptionSpec("jobs", short: "j", .value("N"), help: "jobs"),
         OptionSpec("header", .values("H"), help: "header"),
         OptionSpec("json", help: "json"),
@@ -35,6 +35,18 @@ final class ArgumentParserTests: XCTestCase {
             XCTAssertEqual($0 as? UsageError, .unexpectedValue(option: "json"))
         }
         XCTAssertThrowsError(try ArgumentParser.parse(["-j", "0"], for: spec).integer("jobs", default: 1, in: 1...10))
+    }
+
+    func testEveryCommandWithoutArgumentsRefusesAStrayWord() throws {
+        let bare = CommandSpec(name: "bare", abstract: "bare", options: [OptionSpec("json", help: "json")])
+        XCTAssertThrowsError(try ArgumentParser.parse(["--json", "elsewhere"], for: bare)) {
+            XCTAssertEqual($0 as? UsageError, .unexpectedArgument("elsewhere"))
+        }
+        for command in ["verify", "reindex", "thumbs", "gallery"] {
+            let result = try ShoeboxProcess.run([command, "some-other-library"], environment: ["SHOEBOX_LIBRARY": "/nonexistent"])
+            XCTAssertEqual(result.status, 2, "\(command): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("unexpected argument 'some-other-library'"), result.stderr)
+        }
     }
 
     func testResolveEntries() {

@@ -21,7 +21,6 @@ public enum GalleryCommand: Command {
     )
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        guard arguments.positionals.isEmpty else { throw UsageError.unexpectedArgument(arguments.positionals[0]) }
         let layout = try LibraryOption.layout(arguments, console: console)
         let result: GalleryWriter.Result
         do {

@@ -11,6 +11,7 @@ public enum ReindexCommand: Command {
             OptionSpec("force", help: "Rebuild even when the current catalog is healthy (it is kept beside the new one)."),
             OptionSpec("json", help: "Print the report as one JSON object on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files hashed at once.", default: "the number of cores"),
+            OptionSpec("wait", help: "Wait for a running fetch, thumbs or verify to finish instead of failing."),
         ],
         discussion: """
         Every file under originals/ is hashed; originals known to journal.jsonl get their journaled record back (sources,
@@ -24,9 +25,10 @@ public enum ReindexCommand: Command {
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let layout = try LibraryOption.layout(arguments, console: console)
-        let reindexer = LibraryReindexer(
+        var reindexer = LibraryReindexer(
             layout: layout, force: arguments.flag("force"),
             jobs: try arguments.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256))
+        reindexer.waitForLock = arguments.flag("wait")
         console.progress("reindex: hashing \(layout.originals)…")
         let report: ReindexReport
         do {

@@ -34,7 +34,6 @@ public enum ThumbsCommand: Command {
     )
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        guard arguments.positionals.isEmpty else { throw UsageError.unexpectedArgument(arguments.positionals[0]) }
         let layout = try LibraryOption.layout(arguments, console: console)
         let options = try options(from: arguments)
         let json = arguments.flag("json")

@@ -11,6 +11,7 @@ public enum VerifyCommand: Command {
             OptionSpec("quick", help: "Compare sizes only (no hashing, no EXIF)."),
             OptionSpec("json", help: "Print one JSON object per problem on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files checked at once.", default: "the number of cores"),
+            OptionSpec("wait", help: "Wait for a running writer to finish instead of failing."),
         ],
         discussion: """
         For every original in the catalog: the file exists, is read-only, has the recorded size and SHA-256, and its EXIF
@@ -27,6 +28,7 @@ public enum VerifyCommand: Command {
         var verifier = LibraryVerifier(
             layout: layout, quick: arguments.flag("quick"),
             jobs: try arguments.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256))
+        verifier.waitForLock = arguments.flag("wait")
         if console.stderrIsTerminal { verifier.progress = progressLine(console) }
         console.progress("verify: checking \(layout.root)…")
         let report: VerifyReport

@@ -13,6 +13,8 @@ public enum ArgumentParser {
         while index < arguments.count {
             let argument = arguments[index]
             if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
+                // A stray word must not be ignored: `verify OTHERLIB` would check $SHOEBOX_LIBRARY.
+                guard !command.arguments.isEmpty else { throw UsageError.unexpectedArgument(argument) }
                 parsed.addPositional(argument)
             } else if argument == "--" {
                 optionsEnded = true

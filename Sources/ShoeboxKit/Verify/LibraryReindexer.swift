@@ -14,6 +14,8 @@ public struct LibraryReindexer: Sendable {
     public var force: Bool
     public var jobs: Int
     public var readMetadata: MetadataReading?
+    /// Wait for the lock's holder instead of failing with `LibraryError.locked`.
+    public var waitForLock = false
 
     public init(layout: LibraryLayout, force: Bool = false, jobs: Int? = nil, readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
         self.layout = layout
@@ -25,7 +27,7 @@ public struct LibraryReindexer: Sendable {
     public func run() throws -> ReindexReport {
         let start = Date()
         try LibraryVerifier.requireLibrary(layout)
-        let lock = try LibraryLock(layout: layout, mode: .exclusive)
+        let lock = try LibraryLock(layout: layout, mode: .exclusive, wait: waitForLock)
         defer { withExtendedLifetime(lock) {} }
         var report = ReindexReport()
         report.previousCatalogState = try assessCurrentCatalog()

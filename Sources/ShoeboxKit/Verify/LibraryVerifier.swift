@@ -10,6 +10,8 @@ public struct LibraryVerifier: Sendable {
     public var quick: Bool
     public var jobs: Int
     public var readMetadata: MetadataReading?
+    /// Wait for a running writer instead of failing with `LibraryError.locked`.
+    public var waitForLock = false
     /// Called from the worker threads after each original: (checked, total, bytes hashed).
     public var progress: (@Sendable (_ checked: Int, _ total: Int, _ bytes: Int64) -> Void)?
 
@@ -26,7 +28,7 @@ public struct LibraryVerifier: Sendable {
     public func run() throws -> VerifyReport {
         let start = Date()
         try Self.requireLibrary(layout)
-        let lock = try Self.sharedLock(layout)
+        let lock = try Self.sharedLock(layout, wait: waitForLock)
         defer { withExtendedLifetime(lock) {} }
         guard FileManager.default.fileExists(atPath: layout.catalog) else {
             throw VerifyError.catalogMissing(path: layout.catalog, library: layout.root)
@@ -150,9 +152,9 @@ public struct LibraryVerifier: Sendable {
 
     /// The shared lock, so no writer runs meanwhile. A library on read-only media
     /// without a lock file cannot have a writer: no lock is needed there.
-    private static func sharedLock(_ layout: LibraryLayout) throws -> LibraryLock? {
+    private static func sharedLock(_ layout: LibraryLayout, wait: Bool) throws -> LibraryLock? {
         let canHaveWriter = FileManager.default.fileExists(atPath: layout.lockFile) || access(layout.root, W_OK) == 0
         guard canHaveWriter else { return nil }
-        return try LibraryLock(layout: layout, mode: .shared)
+        return try LibraryLock(layout: layout, mode: .shared, wait: wait)
     }
 }

@@ -244,6 +244,18 @@ final class LibraryReindexerTests: XCTestCase {
         withExtendedLifetime(writer) {}
     }
 
+    func testWaitForLockQueuesBehindTheOtherProcess() throws {
+        _ = try makeLibrary()
+        let holder = open(layout.root + "/.lock", O_RDWR | O_CREAT, 0o644)  // another process's lock, as flock sees it
+        XCTAssertEqual(flock(holder, LOCK_SH), 0)
+        var reindexer = LibraryReindexer(layout: layout, force: true, jobs: 2)
+        reindexer.waitForLock = true
+        let started = Date()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) { close(holder) }
+        XCTAssertEqual(try reindexer.run().originalsFromFiles, 0)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.35, "waited for the lock")
+    }
+
     func testNewerSchemaIsNotReplaced() throws {
         let library = try makeLibrary()
         library.closeCatalog()

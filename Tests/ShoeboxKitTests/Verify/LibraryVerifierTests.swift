@@ -181,6 +181,18 @@ final class LibraryVerifierTests: XCTestCase {
         withExtendedLifetime(writer) {}
     }
 
+    func testWaitForLockQueuesBehindTheWriter() throws {
+        _ = try makeLibrary(count: 1)
+        let holder = open(root + "/.lock", O_RDWR | O_CREAT, 0o644)  // another process's lock, as flock sees it
+        XCTAssertEqual(flock(holder, LOCK_EX), 0)
+        var verifier = LibraryVerifier(layout: LibraryLayout(root: root), jobs: 1)
+        verifier.waitForLock = true
+        let started = Date()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) { close(holder) }
+        XCTAssertTrue(try verifier.run().isClean)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.35, "waited for the writer")
+    }
+
     func testProgressIsReportedForEveryOriginal() throws {
         _ = try makeLibrary(count: 12)
         let calls = LockedBox([(Int, Int, Int64)]())
