@@ -5,7 +5,7 @@ import XCTest
 /// The parts of the reliability suite that need no download: bit rot, full disk,
 /// read-only and missing libraries, unwritable and corrupt catalogs, a running writer.
 final class ReliabilityTests: XCTestCase {
-    /// A library of `count` random "photos" under originals/, catalogued by `shoebox reindex`.
+    /// A library of `count` random "photos" (JPEG magic, then noise) under originals/, catalogued by `shoebox reindex`.
     private func makeLibrary(in folder: String, count: Int = 6, bytes: Int = 20_000) throws -> [String] {
         var paths: [String] = []
         for n in 0..<count {
@@ -13,7 +13,7 @@ final class ReliabilityTests: XCTestCase {
             let absolute = folder + "/" + path
             try FileManager.default.createDirectory(atPath: (absolute as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             var generator = UInt64(n + 1) &* 0x9E37_79B9_7F4A_7C15
-            let data = Data((0..<bytes).map { _ in
+            let data = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data((4..<bytes).map { _ in
                 generator = generator &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 return UInt8(truncatingIfNeeded: generator >> 40)
             })

@@ -15,11 +15,13 @@ public enum ReindexCommand: Command {
         ],
         discussion: """
         Every file under originals/ is hashed; originals known to journal.jsonl get their journaled record back (sources,
-        ETags, metadata, thumbnails), other files are recorded from their own bytes and EXIF and journaled. The new catalog
-        is built aside and moved into place when complete; a previous catalog.sqlite (corrupt, or replaced with --force)
-        is kept as catalog.sqlite.corrupt-TIME or catalog.sqlite.replaced-TIME.
-        Exit status: 0 rebuilt, 1 rebuilt but some files were unreadable, 2 usage or healthy catalog without --force,
-        3 library locked by another process, 4 library unusable.
+        ETags, metadata, thumbnails), other image files are recorded from their own bytes and EXIF and journaled. A file
+        whose bytes changed keeps its journaled record (verify reports it); a file that is no image is left out. With
+        --force, rows of the healthy catalog the journal lacks are journaled first. The new catalog is built aside and
+        moved into place when complete; a previous catalog.sqlite (corrupt, or replaced with --force) is kept as
+        catalog.sqlite.corrupt-TIME or catalog.sqlite.replaced-TIME.
+        Exit status: 0 rebuilt, 1 rebuilt but some files were unreadable, changed or no image, 2 usage or healthy
+        catalog without --force, 3 library locked by another process, 4 library unusable.
         """
     )
 
@@ -50,7 +52,8 @@ public enum ReindexCommand: Command {
         } else {
             for line in lines(report, layout: layout) { console.out(line) }
         }
-        return report.unreadableFiles.isEmpty ? ExitStatus.success : ExitStatus.someFailed
+        let clean = report.unreadableFiles.isEmpty && report.changedFiles.isEmpty && report.notImages.isEmpty
+        return clean ? ExitStatus.success : ExitStatus.someFailed
     }
 
     static func lines(_ report: ReindexReport, layout: LibraryLayout) -> [String] {
@@ -68,6 +71,9 @@ public enum ReindexCommand: Command {
             lines.append("interrupted run: \(report.stagedPublished) staged originals moved into place, "
                 + "\(report.tempFilesRemoved) temp files removed")
         }
+        if report.entriesFromCatalog > 0 {
+            lines.append("journal: \(report.entriesFromCatalog) rows of the replaced catalog it lacked were journaled first")
+        }
         if report.journaledOriginalsWithoutFile > 0 {
             lines.append("left out: \(report.journaledOriginalsWithoutFile) journaled originals whose file is not in originals/")
         }
@@ -78,6 +84,11 @@ public enum ReindexCommand: Command {
         }
         for path in report.duplicateFiles { lines.append("duplicate \(path): same bytes as another original; left out of the catalog") }
         for path in report.unreadableFiles { lines.append("unreadable \(path): could not be hashed; left out of the catalog") }
+        for path in report.changedFiles {
+            lines.append("changed \(path): its bytes are not the ones stored; kept with its journaled record "
+                + "(verify reports the mismatch): restore it from a backup")
+        }
+        for path in report.notImages { lines.append("not-an-image \(path): no image format; left out of the catalog, move it out of originals/") }
         return lines
     }
 }

@@ -34,7 +34,14 @@ public struct LibraryReindexer: Sendable {
         let store = try LocalOriginalStore(layout: layout)
         let journal = try Journal.readSalvaging(path: layout.journal)
         report.damagedJournalLines = journal.damagedLines
-        let state = JournalState(journal.entries)
+        var entries = journal.entries
+        if report.previousCatalogState == "replaced" {
+            let missing = try healthyCatalogEntriesMissing(from: JournalState(entries))
+            if !missing.isEmpty { try Journal(path: layout.journal).append(missing) }
+            report.entriesFromCatalog = missing.count
+            entries += missing
+        }
+        let state = JournalState(entries)
         try recoverStaged(store: store, state: state, report: &report)
 
         let files = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout).filter(\.isRegular)
@@ -78,6 +85,19 @@ public struct LibraryReindexer: Sendable {
             default: return "unusable"
             }
         }
+    }
+
+    /// What a healthy catalog knows that the journal does not (a journal cut short or
+    /// damaged): journaled before the rebuild, so --force never loses a row.
+    private func healthyCatalogEntriesMissing(from state: JournalState) throws -> [JournalEntry] {
+        let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+        defer { catalog.close() }
+        let (originals, sources, thumbnails) = try catalog.transaction {
+            (try catalog.allOriginals(), try catalog.allSources(), try catalog.allThumbnails())
+        }
+        return originals.filter { state.originals[$0.sha256] == nil }.map(JournalEntry.originalStored)
+            + sources.filter { state.sources[$0.url] != $0 }.map(JournalEntry.sourceRecorded)
+            + thumbnails.filter { state.thumbnails[$0.path] != $0 }.map(JournalEntry.thumbnailRecorded)
     }
 
     private func recoverStaged(store: LocalOriginalStore, state: JournalState, report: inout ReindexReport) throws {
@@ -125,8 +145,10 @@ public struct LibraryReindexer: Sendable {
             if bySHA[sha] == nil { order.append(sha) }
             bySHA[sha, default: []].append(file)
         }
+        let journaledByPath = Dictionary(state.originals.values.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var all: [OriginalRecord] = []
         var unjournaled: [OriginalRecord] = []
+        var changed: Set<String> = []
         for sha in order {
             let copies = bySHA[sha] ?? []
             let journaled = state.originals[sha]
@@ -137,6 +159,15 @@ public struct LibraryReindexer: Sendable {
                 record.bytes = chosen.bytes
                 all.append(record)
                 report.originalsFromJournal += 1
+            } else if let expected = journaledByPath[chosen.path], bySHA[expected.sha256] == nil {
+                // The journal stored other bytes here: the file changed (bit rot, an edit). Its
+                // record stays, with its sources, so verify goes on reporting the hash mismatch.
+                all.append(expected)
+                changed.insert(expected.sha256)
+                report.changedFiles.append(chosen.path)
+                report.originalsFromJournal += 1
+            } else if Self.sniff(layout.absolute(chosen.path)) == nil {
+                report.notImages.append(chosen.path)
             } else {
                 let record = recordFromFile(chosen, sha256: sha)
                 all.append(record)
@@ -144,7 +175,7 @@ public struct LibraryReindexer: Sendable {
                 report.originalsFromFiles += 1
             }
         }
-        report.journaledOriginalsWithoutFile = state.originals.keys.filter { bySHA[$0] == nil }.count
+        report.journaledOriginalsWithoutFile = state.originals.keys.filter { bySHA[$0] == nil && !changed.contains($0) }.count
         report.duplicateFiles.sort()
         return (all, unjournaled)
     }
@@ -158,7 +189,7 @@ public struct LibraryReindexer: Sendable {
         let captured = metadata.flatMap(MetadataComparison.captureDate)
         return OriginalRecord(
             sha256: sha256, path: file.path, bytes: file.bytes,
-            contentType: format?.mimeType ?? "application/octet-stream",
+            contentType: format?.mimeType ?? "application/octet-stream",  // nil: refused by chooseOriginals
             width: metadata?.width, height: metadata?.height,
             takenAt: captured ?? Timestamp.exif(modified), datedBy: captured == nil ? .fileTime : .exif,
             make: metadata?.make, model: metadata?.model,

@@ -81,7 +81,7 @@ public struct LibraryVerifier: Sendable {
             VerifyProblem(
                 kind: .unknownFile, path: file.path,
                 detail: file.isRegular
-                    ? "not in the catalog (\(file.bytes) bytes); `shoebox reindex --force` adopts it, or move it out of originals/"
+                    ? "not in the catalog (\(file.bytes) bytes); `shoebox reindex --force` adopts it if it is an image, or move it out of originals/"
                     : "not a regular file and not in the catalog; move it out of originals/")
         }
     }

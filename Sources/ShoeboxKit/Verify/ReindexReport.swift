@@ -16,6 +16,13 @@ public struct ReindexReport: Sendable, Equatable, Codable {
     public var duplicateFiles: [String] = []
     /// Files under originals/ that could not be read: left out.
     public var unreadableFiles: [String] = []
+    /// Files whose bytes differ from what the journal stored at their path (bit rot, edits):
+    /// kept with their journaled record, so verify reports the hash mismatch.
+    public var changedFiles: [String] = []
+    /// Files under originals/ that are no image and have no journal entry: left out.
+    public var notImages: [String] = []
+    /// Rows of the healthy catalog replaced with --force that the journal lacked: journaled first.
+    public var entriesFromCatalog = 0
     /// Staged content of an interrupted run moved into place / removed.
     public var stagedPublished = 0
     public var tempFilesRemoved = 0

@@ -235,6 +235,53 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(after.1, before.1, "its sources still point at it")
     }
 
+    func testAChangedOriginalKeepsItsJournaledRecordAndSourcesSoVerifyStillSeesIt() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try VerifyTestLibrary.dump(layout.catalog)
+        let path = root + "/originals/2024/05/01/photo-0.jpg"
+        chmod(path, 0o644)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[2000] ^= 0xFF  // bit rot
+        try bytes.write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o444)
+
+        let report = try reindex(force: true)
+        XCTAssertEqual(report.changedFiles, ["originals/2024/05/01/photo-0.jpg"])
+        XCTAssertEqual(report.originalsFromFiles, 0, "damaged bytes are not adopted as a new original")
+        XCTAssertEqual(report.journaledOriginalsWithoutFile, 0)
+        let after = try VerifyTestLibrary.dump(layout.catalog)
+        XCTAssertEqual(after.0, before.0)
+        XCTAssertEqual(after.1, before.1, "its sources are kept")
+        let findings = try LibraryVerifier(layout: layout).run().findings
+        XCTAssertEqual(findings.map(\.kind), [.hashMismatch], "verify still reports the damage")
+    }
+
+    func testAFileThatIsNoImageIsLeftOut() throws {
+        _ = try makeLibrary()
+        try Data("my notes\n".utf8).write(to: URL(fileURLWithPath: root + "/originals/notes.txt"))
+        let report = try reindex(force: true)
+        XCTAssertEqual(report.notImages, ["originals/notes.txt"])
+        XCTAssertEqual(report.originals, 5)
+        XCTAssertFalse(try VerifyTestLibrary.dump(layout.catalog).0.contains { $0.path.hasSuffix("notes.txt") })
+    }
+
+    func testForceKeepsWhatAHealthyCatalogKnowsBeyondAJournalCutShort() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try VerifyTestLibrary.dump(layout.catalog)
+        let lines = try String(contentsOfFile: layout.journal, encoding: .utf8).split(separator: "\n")
+        try (lines.prefix(3).joined(separator: "\n") + "\n").write(toFile: layout.journal, atomically: false, encoding: .utf8)
+
+        let report = try reindex(force: true)
+        XCTAssertGreaterThan(report.entriesFromCatalog, 0)
+        let after = try VerifyTestLibrary.dump(layout.catalog)
+        XCTAssertEqual(after.0, before.0)
+        XCTAssertEqual(after.1, before.1, "no source lost")
+        XCTAssertEqual(after.2, before.2, "no thumbnail lost")
+        XCTAssertTrue(try LibraryVerifier(layout: layout).run().findings.isEmpty, "everything journaled again")
+    }
+
     func testLockedLibraryIsRefused() throws {
         _ = try makeLibrary()
         let writer = try LibraryLock(layout: layout, mode: .exclusive)

@@ -24,9 +24,10 @@ final class VerifyTestLibrary {
         catalog = nil
     }
 
+    /// Distinct bytes per seed, starting like a JPEG so that reindex takes them for an image.
     static func bytes(_ seed: Int, count: Int = 3000) -> Data {
         var generator = seed &* 2_654_435_761 &+ 1
-        return Data((0..<count).map { _ in
+        return Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data((0..<(count - 4)).map { _ in
             generator = generator &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return UInt8(truncatingIfNeeded: generator >> 33)
         })
