@@ -17,7 +17,7 @@ public enum ThumbsCommand: Command {
                        default: "inside"),
             OptionSpec("keep-metadata", help: "Keep EXIF/XMP/ICC in thumbnails (GPS included)."),
             OptionSpec("force", help: "Remake every thumbnail, even up-to-date ones."),
-            OptionSpec("prune", help: "Remove thumbnails whose original is gone."),
+            OptionSpec("prune", help: "Remove thumbnails whose original is no longer in the catalog."),
             OptionSpec("max-pixels", .value("N"), help: "Refuse images declaring more pixels (K/M/G suffixes).", default: "250M"),
             OptionSpec("jobs", short: "j", .value("N"), help: "Images at once.", default: "number of cores"),
             OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Removes thumbnails whose original is gone (from the catalog or from disk),
+/// Removes thumbnails whose original is no longer in the catalog,
 /// left-over temporary files, catalog rows for missing thumbnail files, and
 /// the folders this empties.
 struct ThumbnailPruner {

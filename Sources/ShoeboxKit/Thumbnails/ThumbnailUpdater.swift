@@ -2,7 +2,7 @@ import Foundation
 
 /// `shoebox thumbs` on a library: makes the thumbnails of every original the
 /// catalog lists, records them in the catalog (in batched transactions), tags
-/// the folder as a cache and, when asked, prunes thumbnails of gone originals.
+/// the folder as a cache and, when asked, prunes thumbnails of uncatalogued originals.
 public final class ThumbnailUpdater: @unchecked Sendable {
     public let libraryRoot: String
     public let catalog: Catalog
@@ -63,7 +63,9 @@ public final class ThumbnailUpdater: @unchecked Sendable {
         summary.failed = failedOriginals.count
         summary.cancelled = engine.isCancelled
         if prune && !summary.cancelled {
-            let live = Set(originals.map(\.path).filter { FileManager.default.fileExists(atPath: libraryRoot + "/" + $0) })
+            // A catalogued original whose file is missing keeps its thumbnails: verify tells the
+            // user to restore the file, and meanwhile they may be the only preview left.
+            let live = Set(originals.map(\.path))
             summary.pruned = try ThumbnailPruner(libraryRoot: libraryRoot).prune(liveOriginals: live, catalog: catalog).count
         }
         return summary
