@@ -85,6 +85,22 @@ final class ThumbnailUpdaterTests: XCTestCase {
         }
     }
 
+    func testChangedSettingsRemakeThumbnailsSoMetadataIsStrippedAgain() throws {
+        let library = try makeRotatedLibrary()
+        let file = library.root + "/thumbnails/96/2024/05/01/IMG_0001.jpg.jpg"
+        let kept = ThumbnailOptions(sizes: [.init(width: 96, height: 96)], keepMetadata: true)
+        XCTAssertEqual(try update(library, kept).0.made, 1)
+        XCTAssertNotNil(try ImageFixtures.tags(file)["GPS:GPSLatitude"])
+        XCTAssertEqual(try update(library, kept).0.upToDate, 1, "same settings: kept")
+
+        let plain = ThumbnailOptions(sizes: [.init(width: 96, height: 96)])
+        XCTAssertEqual(try update(library, plain).0.made, 1, "other settings: remade")
+        XCTAssertNil(try ImageFixtures.tags(file)["GPS:GPSLatitude"], "GPS gone once --keep-metadata is dropped")
+        XCTAssertEqual(try library.catalog.allThumbnails().map(\.settings), [plain.settings])
+        XCTAssertEqual(try update(library, ThumbnailOptions(sizes: [.init(width: 96, height: 96)], quality: 40)).0.made, 1)
+        XCTAssertEqual(try update(library, ThumbnailOptions(sizes: [.init(width: 96, height: 96)], quality: 40)).0.upToDate, 1)
+    }
+
     func testIncrementalKeepsFreshThumbnailsAndRemakesStaleOrForced() throws {
         let library = try makeRotatedLibrary()
         let options = ThumbnailOptions(sizes: [.init(width: 64, height: 64), .init(width: 96, height: 96)])

@@ -27,7 +27,7 @@ public enum ThumbsCommand: Command {
         Thumbnails go to LIBRARY/thumbnails/SIZE/<path under originals/>.<ext>, a folder tagged with CACHEDIR.TAG.
         Each original is decoded once for all its sizes; EXIF orientation is applied, colour converted to sRGB through
         an embedded ICC profile, and metadata (GPS included) stripped unless --keep-metadata. A thumbnail newer than its
-        original is kept unless --force.
+        original and made with the same format, quality, fit and metadata choice is kept unless --force; others are remade.
         Exit status: 0 all made or up to date, 1 some originals failed, 2 usage error, 3 library locked,
         4 library unusable, 130 interrupted.
         """

@@ -54,7 +54,9 @@
 ///     width           INTEGER NOT NULL,
 ///     height          INTEGER NOT NULL,
 ///     bytes           INTEGER NOT NULL,
-///     created_at      TEXT NOT NULL
+///     created_at      TEXT NOT NULL,
+///     settings        TEXT                -- encoder settings, e.g. 'jpeg q80 inside stripped r2'
+///                                         --   (NULL: made before schema 2; thumbs remakes it)
 /// );
 /// CREATE INDEX thumbnails_original ON thumbnails(original_sha256);
 /// ```
@@ -62,7 +64,7 @@
 /// Foreign keys are checked at commit (`DEFERRABLE INITIALLY DEFERRED`), so within
 /// one transaction a source may be written before its original.
 ///
-/// Version history: 2 added `originals.dated_by`. A writer upgrades an older catalog
+/// Version history: 2 added `originals.dated_by` and `thumbnails.settings`. A writer upgrades an older catalog
 /// when it opens it (`upgrades`); a reader of an older catalog sees NULL there.
 enum CatalogSchema {
     /// The version this build writes and understands.
@@ -70,7 +72,7 @@ enum CatalogSchema {
 
     /// The statements that bring a catalog of version `key - 1` to version `key`.
     static let upgrades: [Int: [String]] = [
-        2: ["ALTER TABLE originals ADD COLUMN dated_by TEXT"],
+        2: ["ALTER TABLE originals ADD COLUMN dated_by TEXT", "ALTER TABLE thumbnails ADD COLUMN settings TEXT"],
     ]
 
     /// The statements creating the current version, run in one transaction on a new catalog.
@@ -123,7 +125,8 @@ enum CatalogSchema {
             width INTEGER NOT NULL,
             height INTEGER NOT NULL,
             bytes INTEGER NOT NULL,
-            created_at TEXT NOT NULL
+            created_at TEXT NOT NULL,
+            settings TEXT
         )
         """,
         "CREATE INDEX thumbnails_original ON thumbnails(original_sha256)",
@@ -137,5 +140,7 @@ enum CatalogSchema {
     static let sourceColumns =
         "url, final_url, sha256, etag, last_modified, http_status, fetched_at, outcome, reason"
     static let thumbnailColumns =
-        "original_sha256, size, path, format, width, height, bytes, created_at"
+        "original_sha256, size, path, format, width, height, bytes, created_at, settings"
+    /// `thumbnailColumns` for reading a version-1 catalog, which has no `settings`.
+    static let thumbnailColumnsVersion1 = thumbnailColumns.replacingOccurrences(of: ", settings", with: ", NULL")
 }

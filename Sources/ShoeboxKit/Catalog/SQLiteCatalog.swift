@@ -28,6 +28,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     private var depth = 0
     /// The columns read for an original: a reader of an older catalog gets NULL for newer ones.
     private var originalColumns = CatalogSchema.originalColumns
+    private var thumbnailColumns = CatalogSchema.thumbnailColumns
 
     /// Opens (creating when `readOnly` is false and the file is missing) the catalog at `path`.
     public init(path: String, readOnly: Bool = false) throws {
@@ -132,6 +133,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         if found < Self.schemaVersion {
             if isReadOnly {
                 originalColumns = CatalogSchema.originalColumnsVersion1
+                thumbnailColumns = CatalogSchema.thumbnailColumnsVersion1
             } else {
                 try upgradeSchema(from: found)
             }
@@ -327,25 +329,25 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     public func thumbnails(sha256: String) throws -> [ThumbnailRecord] {
         try locked {
             try connection.query(
-                "SELECT \(CatalogSchema.thumbnailColumns) FROM thumbnails WHERE original_sha256 = ? ORDER BY path",
+                "SELECT \(thumbnailColumns) FROM thumbnails WHERE original_sha256 = ? ORDER BY path",
                 [.text(sha256)], Self.thumbnail)
         }
     }
 
     public func allThumbnails() throws -> [ThumbnailRecord] {
         try locked {
-            try connection.query("SELECT \(CatalogSchema.thumbnailColumns) FROM thumbnails ORDER BY path", [], Self.thumbnail)
+            try connection.query("SELECT \(thumbnailColumns) FROM thumbnails ORDER BY path", [], Self.thumbnail)
         }
     }
 
     public func upsertThumbnail(_ record: ThumbnailRecord) throws {
         try locked {
             try connection.run(
-                "INSERT OR REPLACE INTO thumbnails (\(CatalogSchema.thumbnailColumns)) VALUES (?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO thumbnails (\(CatalogSchema.thumbnailColumns)) VALUES (?,?,?,?,?,?,?,?,?)",
                 [
                     .text(record.originalSHA256), .text(record.size), .text(record.path), .text(record.format),
                     .integer(Int64(record.width)), .integer(Int64(record.height)), .integer(record.bytes),
-                    .text(record.createdAt),
+                    .text(record.createdAt), .of(record.settings),
                 ])
         }
     }
@@ -358,6 +360,6 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         ThumbnailRecord(
             originalSHA256: row.string(0) ?? "", size: row.string(1) ?? "", path: row.string(2) ?? "",
             format: row.string(3) ?? "", width: row.int(4) ?? 0, height: row.int(5) ?? 0,
-            bytes: row.int64(6) ?? 0, createdAt: row.string(7) ?? "")
+            bytes: row.int64(6) ?? 0, createdAt: row.string(7) ?? "", settings: row.string(8))
     }
 }

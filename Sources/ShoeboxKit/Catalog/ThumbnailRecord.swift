@@ -11,8 +11,14 @@ public struct ThumbnailRecord: Sendable, Equatable, Codable {
     public var bytes: Int64
     /// ISO 8601 UTC.
     public var createdAt: String
+    /// The encoder settings it was made with (`ThumbnailOptions.settings`); nil for
+    /// thumbnails catalogued before schema 2, which `thumbs` remakes.
+    public var settings: String?
 
-    public init(originalSHA256: String, size: String, path: String, format: String, width: Int, height: Int, bytes: Int64, createdAt: String) {
+    public init(
+        originalSHA256: String, size: String, path: String, format: String, width: Int, height: Int, bytes: Int64,
+        createdAt: String, settings: String? = nil
+    ) {
         self.originalSHA256 = originalSHA256
         self.size = size
         self.path = path
@@ -21,5 +27,6 @@ public struct ThumbnailRecord: Sendable, Equatable, Codable {
         self.height = height
         self.bytes = bytes
         self.createdAt = createdAt
+        self.settings = settings
     }
 }

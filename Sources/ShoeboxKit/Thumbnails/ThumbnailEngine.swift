@@ -5,8 +5,8 @@ import Foundation
 /// worker threads, each running one image at a time (libvips concurrency 1), so
 /// memory stays bounded by the number of workers.
 ///
-/// Incremental: a thumbnail whose file is newer than its original is kept
-/// unless `options.force`. Events are handed to `consume` on the calling
+/// Incremental: a thumbnail whose file is newer than its original, made with the
+/// same settings (`ThumbnailOptions.settings`), is kept unless `options.force`. Events are handed to `consume` on the calling
 /// thread, one at a time, so it may write to a catalog directly.
 public final class ThumbnailEngine: @unchecked Sendable {
     public let libraryRoot: String
@@ -25,8 +25,9 @@ public final class ThumbnailEngine: @unchecked Sendable {
     }
 
     /// Processes every source; `recorded` holds the thumbnail paths the catalog
-    /// already lists (up-to-date files missing from it are reported as `.found`).
-    public func run(_ sources: [ThumbnailSource], recorded: Set<String>, consume: (ThumbnailEvent) throws -> Void) throws {
+    /// already lists, with their settings ("" when unknown); up-to-date files missing
+    /// from it are reported as `.found`.
+    public func run(_ sources: [ThumbnailSource], recorded: [String: String], consume: (ThumbnailEvent) throws -> Void) throws {
         try VipsRuntime.start()
         condition.lock()
         nextIndex = cancelled ? Int.max : 0
@@ -75,7 +76,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work(_ sources: [ThumbnailSource], recorded: Set<String>) {
+    private func work(_ sources: [ThumbnailSource], recorded: [String: String]) {
         while let index = claim(limit: sources.count) {
             let events = process(sources[index], recorded: recorded) + [.finished(sources[index])]
             VipsRuntime.releaseFreedMemory()
@@ -99,7 +100,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
     }
 
     /// The events for one original: which thumbnails are stale, then one render of them.
-    func process(_ source: ThumbnailSource, recorded: Set<String>) -> [ThumbnailEvent] {
+    func process(_ source: ThumbnailSource, recorded: [String: String]) -> [ThumbnailEvent] {
         var targets: [ThumbnailTarget] = []
         for size in options.sizes {
             guard let path = ThumbnailLayout.path(forOriginal: source.path, size: size, format: options.format) else {
@@ -114,11 +115,11 @@ public final class ThumbnailEngine: @unchecked Sendable {
         var stale: [ThumbnailTarget] = []
         for target in targets {
             let time = options.force ? nil : modificationTime(libraryRoot + "/" + target.path)
-            guard let time, time > originalTime else {
+            guard let time, time > originalTime, recorded[target.path].map({ $0 == options.settings }) ?? true else {
                 stale.append(target)
                 continue
             }
-            if !recorded.contains(target.path) {
+            if recorded[target.path] == nil {
                 // A file the catalog does not know: record it, or remake it if unreadable.
                 guard let record = describeExisting(target, of: source) else {
                     stale.append(target)
@@ -135,7 +136,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
                 let record = ThumbnailRecord(
                     originalSHA256: source.sha256, size: item.target.size.name, path: item.target.path,
                     format: options.format.rawValue, width: item.width, height: item.height, bytes: item.bytes,
-                    createdAt: now)
+                    createdAt: now, settings: options.settings)
                 events.append(.made(record, original: source.path, milliseconds: item.milliseconds))
             }
         } catch let error as ThumbnailError {
@@ -159,7 +160,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
         return ThumbnailRecord(
             originalSHA256: source.sha256, size: target.size.name, path: target.path, format: options.format.rawValue,
             width: Int(shim_vips_width(header)), height: Int(shim_vips_height(header)),
-            bytes: Int64(info.st_size), createdAt: Timestamp.iso8601(info.st_mtim.tv_sec))
+            bytes: Int64(info.st_size), createdAt: Timestamp.iso8601(info.st_mtim.tv_sec), settings: options.settings)
     }
 
     /// Modification time in nanoseconds since the epoch, nil if the file is absent.

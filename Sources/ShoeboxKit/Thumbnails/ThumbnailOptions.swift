@@ -16,6 +16,13 @@ public struct ThumbnailOptions: Sendable {
     /// Originals processed at once.
     public var jobs: Int
 
+    /// Everything besides the size that decides a thumbnail's pixels and metadata; a
+    /// thumbnail made with other settings is remade. The last word names the renderer's
+    /// revision: "r2" strips WebP metadata, which "r1" (libvips 8.14's webpsave) kept.
+    public var settings: String {
+        "\(format.rawValue) q\(quality) \(fit.rawValue) \(keepMetadata ? "keep-metadata" : "stripped") r2"
+    }
+
     public static let defaultSizes = [ThumbnailSize(width: 256, height: 256), ThumbnailSize(width: 1024, height: 1024)]
     public static let defaultMaxPixels = 250_000_000
 

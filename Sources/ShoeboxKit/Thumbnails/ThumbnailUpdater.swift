@@ -28,7 +28,7 @@ public final class ThumbnailUpdater: @unchecked Sendable {
         try CacheDirectoryTag.ensure(in: libraryRoot + "/" + ThumbnailLayout.folder)
         let originals = try catalog.allOriginals()
         let sources = originals.map { ThumbnailSource(path: $0.path, sha256: $0.sha256) }
-        let recorded = Set(try catalog.allThumbnails().map(\.path))
+        let recorded = Dictionary(try catalog.allThumbnails().map { ($0.path, $0.settings ?? "") }, uniquingKeysWith: { first, _ in first })
         var summary = ThumbnailSummary()
         summary.originals = sources.count
         var failedOriginals = Set<String>()

@@ -36,7 +36,7 @@ final class SQLiteCatalogTests: XCTestCase {
     private func thumbnail(_ sha: String, size: String) -> ThumbnailRecord {
         ThumbnailRecord(
             originalSHA256: sha, size: size, path: "thumbnails/\(size)/\(sha.prefix(2))/\(sha).jpg", format: "jpeg",
-            width: 256, height: 192, bytes: 12_345, createdAt: "2026-11-30T01:05:00Z")
+            width: 256, height: 192, bytes: 12_345, createdAt: "2026-11-30T01:05:00Z", settings: "jpeg q80 inside stripped r2")
     }
 
     // MARK: Opening and schema
@@ -166,7 +166,8 @@ final class SQLiteCatalogTests: XCTestCase {
         do {
             let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
             for statement in CatalogSchema.createStatements {
-                try raw.execute(statement.replacingOccurrences(of: ",\n    dated_by TEXT", with: ""))
+                try raw.execute(statement.replacingOccurrences(of: ",\n    dated_by TEXT", with: "")
+                    .replacingOccurrences(of: ",\n    settings TEXT", with: ""))
             }
             XCTAssertEqual(try raw.query("SELECT count(*) FROM pragma_table_info('originals') WHERE name = 'dated_by'") { $0.int(0) }, [0])
             try raw.run("INSERT INTO meta (key, value) VALUES ('schema_version', '1')")
@@ -178,8 +179,13 @@ final class SQLiteCatalogTests: XCTestCase {
         func version() throws -> [String?] {
             try SQLiteConnection(path: catalogPath, readOnly: true).query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }
         }
+        try SQLiteConnection(path: catalogPath, readOnly: false).run("""
+            INSERT INTO thumbnails (path, original_sha256, size, format, width, height, bytes, created_at)
+            VALUES ('thumbnails/256/old.jpg.jpg', '\(hash(1))', '256', 'jpeg', 256, 192, 9, 't')
+            """)
         let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
         XCTAssertEqual(try reader.allOriginals().map(\.takenAt), ["2020:01:02 03:04:05"])
+        XCTAssertEqual(try reader.allThumbnails().map(\.settings), [nil])
         XCTAssertNil(try reader.original(path: "originals/old.jpg")?.datedBy)
         reader.close()
         XCTAssertEqual(try version(), ["1"], "a reader changes nothing")
@@ -188,7 +194,10 @@ final class SQLiteCatalogTests: XCTestCase {
         XCTAssertEqual(try version(), ["\(SQLiteCatalog.schemaVersion)"])
         XCTAssertNil(try writer.original(sha256: hash(1))?.datedBy, "unknown for rows written by version 1")
         try writer.insertOriginal(original(2))
+        XCTAssertEqual(try writer.allThumbnails().map(\.settings), [nil], "thumbs remakes these")
+        try writer.upsertThumbnail(thumbnail(hash(2), size: "512"))
         writer.close()
+        XCTAssertEqual(try SQLiteCatalog(path: catalogPath, readOnly: true).thumbnails(sha256: hash(2)), [thumbnail(hash(2), size: "512")])
         XCTAssertEqual(try SQLiteCatalog(path: catalogPath, readOnly: true).original(sha256: hash(2)), original(2))
     }
 
