@@ -15,20 +15,31 @@ public enum FileNameSanitizer {
 
     /// Percent-decodes, replacing invalid UTF-8 rather than failing.
     static func percentDecoded(_ text: String) -> String {
+        let input = Array(text.utf8)
         var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next() {
-                if let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
-                    bytes.append(value)
-                } else {
-                    bytes += [byte, high, low]
-                }
+        bytes.reserveCapacity(input.count)
+        var index = 0
+        while index < input.count {
+            // A % not followed by two hex digits stays as it is ("a%4", "100%", "%zz").
+            if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
+               let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2]) {
+                bytes.append(high << 4 | low)
+                index += 3
             } else {
-                bytes.append(byte)
+                bytes.append(input[index])
+                index += 1
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: return byte - 0x30
+        case 0x41...0x46: return byte - 0x41 + 10
+        case 0x61...0x66: return byte - 0x61 + 10
+        default: return nil
+        }
     }
 
     static func removingExtension(_ name: String) -> String {

@@ -57,6 +57,10 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertLessThanOrEqual(long.utf8.count, 100)
         XCTAssertEqual(long.utf8.count, 100, "cut on a character boundary")
         XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/bad%FFutf8"), "bad_utf8")
+        // A % without two hex digits after it is kept, and nothing after it is lost.
+        XCTAssertEqual(FileNameSanitizer.percentDecoded("a%4"), "a%4")
+        XCTAssertEqual(FileNameSanitizer.percentDecoded("100%"), "100%")
+        XCTAssertEqual(FileNameSanitizer.percentDecoded("%%41%zz%4a"), "%A%zzJ")
     }
 
     func testRetryPolicy() {
