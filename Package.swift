@@ -33,11 +33,12 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The one C shim: typed wrappers for the variadic C calls Swift cannot make.
         // libvips (libvips-dev) is opened there with dlopen on first use; zlib
-        // (a libcurl dependency) inflates PNG text chunks.
+        // (zlib1g-dev) inflates PNG text chunks, and with brotli (libbrotli-dev)
+        // decodes Content-Encoding, whose premature end libcurl 7.88 does not report.
         .target(
             name: "CShim", dependencies: ["CCurl", "CExif"],
             cSettings: [.unsafeFlags(headerSearchFlags(pkgConfig: "vips"))],
-            linkerSettings: [.linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlidec")]
         ),
         // All behaviour: fetch, library, catalog, metadata, thumbnails, verify.
         .target(

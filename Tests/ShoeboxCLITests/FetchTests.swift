@@ -332,6 +332,40 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(try runner.contents(of: path), try server.get("/photo/zipped"))
     }
 
+    func testEveryContentCodingIsStoredDecoded() throws {
+        let codings = ["gzip", "gzip2", "deflate", "raw-deflate", "br"]
+        let urls = codings.map { server.url("/encoded/\($0)?as=\($0)") }
+        let output = try runner.fetch(urls)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        for (coding, url) in zip(codings, urls) {
+            XCTAssertEqual(output.outcome(url), "stored", coding)
+            let path = try XCTUnwrap(output.record(url)?["path"] as? String, coding)
+            XCTAssertEqual(try runner.contents(of: path), try server.get("/photo/\(coding)"), "\(coding): stored decoded")
+        }
+        let headers = try JSONDecoder().decode([String: String].self, from: server.get("/_headers/encoded/gzip"))
+        XCTAssertNil(headers["Accept-Encoding"], "compression is not asked for: \(headers)")
+    }
+
+    func testACompressedBodyCutShortIsRetriedNeverStored() throws {
+        // The Content-Length matches what is sent: only the compressed stream shows the cut.
+        let once = server.url("/encoded/once?as=gzip&cut=once"), always = server.url("/encoded/always?as=br&cut=always")
+        let corrupt = server.url("/encoded/junk?as=gzip&junk=1"), unknown = server.url("/encoded/unknown?as=bogus")
+        let output = try runner.fetch([once, always, corrupt, unknown], ["--retries", "1"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.outcome(once), "stored")
+        XCTAssertEqual(output.record(once)?["attempts"] as? Int, 2)
+        let path = try XCTUnwrap(output.record(once)?["path"] as? String)
+        XCTAssertEqual(try runner.contents(of: path), try server.get("/photo/once"))
+        XCTAssertEqual(output.outcome(always), "failed")
+        XCTAssertEqual(output.record(always)?["attempts"] as? Int, 2)
+        XCTAssertTrue((output.record(always)?["reason"] as? String ?? "").contains("br stream ends before its end"), output.stderr)
+        XCTAssertEqual(output.outcome(corrupt), "failed")
+        XCTAssertTrue((output.record(corrupt)?["reason"] as? String ?? "").contains("corrupt gzip body"), output.stderr)
+        XCTAssertEqual(output.outcome(unknown), "failed")
+        XCTAssertTrue((output.record(unknown)?["reason"] as? String ?? "").contains("unsupported Content-Encoding 'bogus'"))
+        try runner.assertConsistent()
+    }
+
     func testSecondRunSkipsArchivedURLsWithoutRequests() throws {
         let url = server.url("/photo/again?seed=again")
         let failing = server.url("/status/404")

@@ -39,6 +39,18 @@ CURLMcode shim_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long val
 // libexif: ExifData.ifd is a C array (a tuple in Swift).
 ExifContent *shim_exif_data_ifd(ExifData *data, ExifIfd ifd);
 
+// ---- Fetch: Content-Encoding (decoder.c) ----
+// A streaming decoder for one HTTP content coding: gzip (or x-gzip), deflate (zlib-wrapped or raw) or br.
+// NULL for any other coding (or when out of memory).
+typedef struct shim_decoder shim_decoder;
+shim_decoder *shim_decoder_new(const char *encoding);
+// Decodes from *in (*in_left bytes, both advanced past what was used) into `out`, whose capacity is *out_len on
+// entry and which holds *out_len decoded bytes on return. Returns 0 when all input was used and more is needed,
+// 1 when `out` is full (call again, with the remaining input or none), 2 when the compressed stream has ended
+// (bytes after it are left in *in), -1 when the data is corrupt.
+int shim_decoder_run(shim_decoder *decoder, const unsigned char **in, size_t *in_left, unsigned char *out, size_t *out_len);
+void shim_decoder_free(shim_decoder *decoder);
+
 // ---- Library (storage) ----
 // renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing a file.
 int shim_rename_noreplace(const char *from, const char *to);

@@ -159,7 +159,9 @@ public final class TransferEngine: @unchecked Sendable {
         if state.request.item.url.utf8.count > 6, state.request.item.url.prefix(6).lowercased() == "https:" {
             long(CURLOPT_PIPEWAIT, 1)
         }
-        string(CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl can decode; stored decoded
+        // No Accept-Encoding (images gain nothing from gzip), and a body a server compresses
+        // anyway reaches TransferState undecoded: it decodes it and checks the stream's end.
+        long(CURLOPT_HTTP_CONTENT_DECODING, 0)
         string(CURLOPT_USERAGENT, options.userAgent)
         if let caCertificates = options.caCertificates { string(CURLOPT_CAINFO, caCertificates) }
         if let resolveList { shim_curl_setopt_slist(handle, CURLOPT_RESOLVE, resolveList) }

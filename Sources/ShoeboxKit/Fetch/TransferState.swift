@@ -14,6 +14,8 @@ final class TransferState {
     private(set) var file: StagingFile?
     /// Writes and hashes the body into `file`.
     private var writer: BodyWriter?
+    /// Decodes a body sent with a Content-Encoding (nil for plain bodies).
+    private var decoder: ContentDecoder?
     /// True when the body was drained because the status was not 2xx.
     var discardedErrorBody: Bool { discarding }
     private(set) var bytes: Int64 = 0
@@ -61,6 +63,7 @@ final class TransferState {
         abortReason = nil
         stalled = false
         oversize = false
+        decoder = nil
         discarding = false
         statusChecked = false
         writeError = nil
@@ -90,6 +93,13 @@ final class TransferState {
     private(set) var stalled = false
     /// Whether the current attempt was aborted for growing past --max-size (refused).
     private(set) var oversize = false
+
+    /// The content coding of a body whose compressed stream stopped before its end
+    /// (cut short, though the transfer itself ended normally); nil otherwise.
+    var unfinishedCoding: String? {
+        guard let decoder, !decoder.isComplete else { return nil }
+        return decoder.coding
+    }
 
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
@@ -136,16 +146,43 @@ final class TransferState {
             var status = 0
             shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             discarding = !(200..<300).contains(status)
+            if !discarding && !startDecoding() { return 0 }
         }
         if discarding {
             bytes += Int64(data.count)
             // Drain small error pages to keep the connection; abort big ones.
             return bytes > 1 << 20 ? 0 : data.count
         }
+        guard let decoder else { return accept(data) ? data.count : 0 }
+        do {
+            return try decoder.decode(data, deliver: accept) ? data.count : 0
+        } catch {
+            abortReason = "corrupt \(decoder.coding) body: it does not decode"
+            return 0
+        }
+    }
+
+    /// Sets up decoding for a Content-Encoding; false (transfer aborted) for one it cannot decode.
+    private func startDecoding() -> Bool {
+        var header: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(handle, "Content-Encoding", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+              let value = header?.pointee.value else { return true }
+        let coding = String(cString: value)
+        do {
+            decoder = try ContentDecoder(contentEncoding: coding)
+            return true
+        } catch {
+            abortReason = "unsupported Content-Encoding '\(coding)': only gzip, deflate and br are decoded"
+            return false
+        }
+    }
+
+    /// Stores decoded body bytes; false aborts the transfer (over --max-size, write failed).
+    private func accept(_ data: UnsafeRawBufferPointer) -> Bool {
         if bytes + Int64(data.count) > maxSize {
             abortReason = "body exceeds --max-size (\(ByteSize.format(maxSize))); the rest was not downloaded"
             oversize = true
-            return 0
+            return false
         }
         do {
             if writer == nil {
@@ -156,12 +193,12 @@ final class TransferState {
             try writer!.append(data)
         } catch {
             writeError = error
-            return 0
+            return false
         }
         if prefix.count < FormatSniffer.prefixLength {
             prefix += data.prefix(FormatSniffer.prefixLength - prefix.count)
         }
         bytes += Int64(data.count)
-        return data.count
+        return true
     }
 }

@@ -38,7 +38,10 @@ struct TransferVerdict {
             failure = "HTTP 206 Partial Content: the server sent part of the file though no range was asked"
             retryable = true
         } else if (200..<300).contains(status) {
-            if state.bytes == 0 && response.isDelimitedByClose && status != 204 && status != 205 {
+            if let coding = state.unfinishedCoding {
+                failure = "truncated body: its \(coding) stream ends before its end"
+                retryable = true
+            } else if state.bytes == 0 && response.isDelimitedByClose && status != 204 && status != 205 {
                 // Nothing says where the body should have ended: a connection closed
                 // early (even inside the headers) looks just like an empty body.
                 failure = "connection closed before any body arrived"

@@ -13,6 +13,10 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /redirect/N, /redirect-loop, /redirect-to?to=URL
   /versioned/KEY?change=0|1                       ETag "vN"; with change=1 every request gives new bytes
   /gzip/NAME                                      a photo sent with Content-Encoding: gzip
+  /encoded/KEY?as=gzip|deflate|raw-deflate|br|gzip2|bogus&cut=once|always|no&junk=1
+        a photo (KEY/seed as /photo) compressed as asked (gzip2: two gzip members; bogus: an
+        unknown coding); cut: the compressed stream cut in half with a matching Content-Length;
+        junk: bytes that are no compressed stream
   /slow/NAME?delay=SECONDS                        a photo after a delay
   /trickle/KEY?seconds=S                          a photo whose body takes S seconds to arrive
   /partial/KEY                                    206 with half of a photo (no Range was asked)
@@ -21,7 +25,7 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /_sent/KEY   JSON: body bytes actually written for KEY
   /_headers/KEY  JSON: the request headers last seen for KEY
 """
-import base64, gzip, json, struct, sys, threading, time, zlib
+import base64, ctypes, gzip, json, struct, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs, unquote
 
@@ -335,6 +339,31 @@ class Handler(BaseHTTPRequestHandler):
             return
         self.send_body(200, self.photo_bytes(key, q))
 
+    def route_encoded(self, key, q):
+        n = self.note("encoded/" + key)
+        photo = self.photo_bytes(key, q)
+        coding = q.get("as", "gzip")
+        if coding == "gzip":
+            body = gzip.compress(photo)
+        elif coding == "gzip2":
+            middle = len(photo) // 2
+            body, coding = gzip.compress(photo[:middle]) + gzip.compress(photo[middle:]), "gzip"
+        elif coding == "deflate":
+            body = zlib.compress(photo)
+        elif coding == "raw-deflate":
+            packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+            body, coding = packer.compress(photo) + packer.flush(), "deflate"
+        elif coding == "br":
+            body = brotli_compress(photo)
+        else:
+            body = photo
+        if q.get("junk") == "1":
+            body = b"this is no compressed stream at all" * 20
+        cut = q.get("cut", "no")
+        if cut == "always" or (cut == "once" and n == 1):
+            body = body[: len(body) // 2]
+        self.send_body(200, body, "image/jpeg", {"Content-Encoding": coding})
+
     def route_slow(self, key, q):
         time.sleep(float(q.get("delay", "0.05")))
         self.send_body(200, self.photo_bytes(key, q))
@@ -350,6 +379,17 @@ class Handler(BaseHTTPRequestHandler):
     def route__sent(self, key, q):
         with state_lock:
             self.send_body(200, json.dumps(sent_bytes.get(key, 0)).encode(), "application/json")
+
+
+def brotli_compress(data):
+    """Brotli through libbrotlienc (Python's standard library has no brotli)."""
+    library = ctypes.CDLL("libbrotlienc.so.1")
+    size = ctypes.c_size_t(len(data) * 2 + 1024)
+    out = ctypes.create_string_buffer(size.value)
+    ok = library.BrotliEncoderCompress(11, 22, 0, ctypes.c_size_t(len(data)), data, ctypes.byref(size), out)
+    if not ok:
+        raise RuntimeError("BrotliEncoderCompress failed")
+    return out.raw[: size.value]
 
 
 class Server(ThreadingHTTPServer):
