@@ -12,4 +12,6 @@ public enum ExitStatus {
     public static let libraryUnusable: Int32 = 4
     /// Interrupted by SIGINT or SIGTERM.
     public static let interrupted: Int32 = 130
+    /// Standard output was closed by its reader (128 + SIGPIPE, as for a process SIGPIPE ends).
+    public static let outputClosed: Int32 = 141
 }

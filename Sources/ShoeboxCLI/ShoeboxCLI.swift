@@ -6,7 +6,17 @@ import ShoeboxKit
 public enum ShoeboxCLI {
     public static func main() -> Never {
         Shoebox.initializeProcess()
-        exit(run(Array(CommandLine.arguments.dropFirst()), console: Console()))
+        let console = Console()
+        exit(settle(run(Array(CommandLine.arguments.dropFirst()), console: console), console: console))
+    }
+
+    /// The exit status once stdout is accounted for: data that could not be written is a failure.
+    static func settle(_ status: Int32, console: Console) -> Int32 {
+        guard let failure = console.outputFailure else { return status }
+        // The reader went away (`| head`): stop quietly, as a process killed by SIGPIPE would.
+        if failure == EPIPE { return ExitStatus.outputClosed }
+        console.error("cannot write to standard output: \(String(cString: strerror(failure))); the output is incomplete")
+        return status == ExitStatus.success ? ExitStatus.someFailed : status
     }
 
     public static func run(_ arguments: [String], console: Console) -> Int32 {

@@ -18,6 +18,10 @@ public enum Shoebox {
            setlocale(LC_CTYPE, "") == nil || String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" {
             _ = setlocale(LC_CTYPE, "C")
         }
+        // With CURLOPT_NOSIGNAL libcurl no longer shields its TLS writes from SIGPIPE (a peer
+        // that resets mid-request would kill the run), and a closed stdout must be an error
+        // the command can handle (Console), not a silent death that leaves temp files.
+        signal(SIGPIPE, SIG_IGN)
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }
 }

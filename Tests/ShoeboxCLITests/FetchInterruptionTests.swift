@@ -94,3 +94,44 @@ final class FetchInterruptionTests: XCTestCase {
         try runner.assertConsistent()
     }
 }
+
+/// Standard output that cannot be written: a reader that went away, a full disk.
+final class OutputFailureTests: XCTestCase {
+    func testAFullDiskOnStdoutIsAnErrorNotASilentSuccess() throws {
+        let process = Process()
+        process.executableURL = ShoeboxProcess.executable
+        process.arguments = ["completions", "bash"]
+        process.standardOutput = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1, stderr)
+        XCTAssertTrue(stderr.contains("cannot write to standard output: No space left on device"), stderr)
+    }
+
+    func testFetchWhoseJSONReaderGoesAwayStopsCleanlyWith141() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let list = runner.workDirectory.appendingPathComponent("many.txt")
+        let lines = (0..<200).map { server.url("/slow/r\($0)?delay=0.05&seed=r\($0)") }
+        try (lines.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        let (process, out, err) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--json", "-j", "4"])
+        // `| head -1`: read one line, then close the pipe.
+        var first = Data()
+        while !first.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first += chunk
+        }
+        try out.fileHandleForReading.close()
+        XCTAssertTrue(ShoeboxProcess.waitForExit(process, timeout: 10), "a fetch whose output is gone stops")
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 141, stderr)
+        XCTAssertEqual(process.terminationReason, .exit, "it exits, not killed by SIGPIPE")
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: runner.library.appendingPathComponent(".tmp").path)) ?? []
+        XCTAssertEqual(leftovers, [], "no partial files left behind")
+        try runner.assertConsistent()
+    }
+}

@@ -45,6 +45,8 @@ public enum FetchCommand: Command {
         let reporter = FetchReporter(console: console, json: arguments.flag("json"))
         let run = FetchRun(configuration: configuration, observer: reporter)
         let trap = SignalTrap { _ in run.cancel() }
+        // Results that cannot be printed any more (`--json | head`, full disk): stop as on Ctrl-C.
+        console.whenOutputFails { run.cancel() }
         defer { withExtendedLifetime(trap) {} }
         let summary: FetchSummary
         do {

@@ -7,6 +7,8 @@ import Foundation
 /// Knows whether stderr is a terminal (progress lines) and whether colour is allowed.
 public final class Console: @unchecked Sendable {
     private let lock = NSLock()
+    private var stdoutFailure: Int32?
+    private var onOutputFailure: (@Sendable () -> Void)?
     public let stderrIsTerminal: Bool
     public let useColor: Bool
     public let environment: [String: String]
@@ -18,9 +20,20 @@ public final class Console: @unchecked Sendable {
         useColor = stderrIsTerminal && !noColor && environment["TERM"] != "dumb"
     }
 
-    /// Writes one line of data to stdout.
+    /// Writes one line of data to stdout; after a failed write (closed pipe, full disk)
+    /// nothing more is written there, and `outputFailure` says why.
     public func out(_ line: String) {
         write(line + "\n", to: STDOUT_FILENO)
+    }
+
+    /// The errno of the first failed write to stdout (EPIPE: the reader went away).
+    public var outputFailure: Int32? {
+        lock.withLock { stdoutFailure }
+    }
+
+    /// Called once, on the first failed write to stdout (a command stops work whose results cannot be printed).
+    public func whenOutputFails(_ handler: @escaping @Sendable () -> Void) {
+        lock.withLock { onOutputFailure = handler }
     }
 
     /// Writes one diagnostic line to stderr, prefixed with "shoebox: ".
@@ -52,17 +65,25 @@ public final class Console: @unchecked Sendable {
 
     private func write(_ text: String, to fd: Int32) {
         lock.lock()
-        defer { lock.unlock() }
+        guard fd != STDOUT_FILENO || stdoutFailure == nil else { return lock.unlock() }
         var bytes = Array(text.utf8)
         var offset = 0
+        var failure: Int32?
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
-                return
+                failure = errno
+                break
             }
             offset += written
         }
-        bytes.removeAll()
+        var handler: (@Sendable () -> Void)?
+        if let failure, fd == STDOUT_FILENO {
+            stdoutFailure = failure
+            handler = onOutputFailure
+        }
+        lock.unlock()
+        handler?()
     }
 }
