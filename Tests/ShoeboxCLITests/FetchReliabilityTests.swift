@@ -28,13 +28,19 @@ final class FetchReliabilityTests: XCTestCase {
         let urls = (0..<6).map { server.url("/big/full-\($0)?size=\(bodyBytes + $0)&cl=1") }
         let list = try writeList(urls, in: work)
 
-        let full = try ShoeboxProcess.run(["fetch", list, "--library", library, "--jobs", "2"])
+        let full = try ShoeboxProcess.run(["fetch", list, "--library", library, "--jobs", "2", "--json"])
         XCTAssertEqual(full.status, 4, full.stderr)
         XCTAssertTrue(full.stderr.contains("no space left on the device"), full.stderr)
         let verify = try ShoeboxProcess.run(["verify", "--library", library])
         XCTAssertEqual(verify.status, 0, "no partial original, catalog consistent: " + verify.stdout + verify.stderr)
         let stored = try SQLiteCatalog(path: library + "/catalog.sqlite", readOnly: true).countOriginals()
         XCTAssertLessThan(stored, 6)
+        let records = FetchRunner.parseLines(full.stdout)
+        XCTAssertEqual(records.filter { $0["outcome"] as? String == "stored" }.count, stored, "stored means recorded")
+        for record in records where record["outcome"] as? String == "failed" {
+            let reason = record["reason"] as? String ?? ""
+            XCTAssertTrue(reason.contains("space") || reason.contains("the run stopped"), "a failure says why: \(reason)")
+        }
 
         try SmallFilesystem.run("/usr/bin/mount", ["-o", "remount,size=\(diskKilobytes * 12)k", disk.path])
         let later = try ShoeboxProcess.run(["fetch", list, "--library", library, "--json"])

@@ -10,14 +10,12 @@ final class ArchiveQueue: @unchecked Sendable {
     private let queue = DispatchQueue(label: "shoebox.archiver")
     private let room = DispatchSemaphore(value: ArchiveQueue.backlogLimit)
     private let archiver: Archiver
-    private let store: OriginalStore
     private let engine: TransferEngine
     private var fatal: Error?
     private var flushScheduled = false
 
-    init(archiver: Archiver, store: OriginalStore, engine: TransferEngine) {
+    init(archiver: Archiver, engine: TransferEngine) {
         self.archiver = archiver
-        self.store = store
         self.engine = engine
     }
 
@@ -38,14 +36,15 @@ final class ArchiveQueue: @unchecked Sendable {
     }
 
     private func accept(_ transfer: CompletedTransfer) {
-        guard fatal == nil else {
-            if case .received(let file, _, _, _) = transfer.body { store.discard(file) }
+        if let fatal {
+            archiver.reportUnrecorded(transfer, because: fatal)
             return
         }
         do {
             try archiver.accept(transfer)
         } catch {
             stop(error)
+            archiver.reportUnrecorded(transfer, because: error)
             return
         }
         if archiver.pendingCount >= Archiver.batchLimit {

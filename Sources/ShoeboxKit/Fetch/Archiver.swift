@@ -100,7 +100,7 @@ final class Archiver {
         result.fileExtension = format.fileExtension
         source.sha256 = sha256
 
-        if let existing = try catalog.original(sha256: sha256) {
+        if let existing = try discarding(file, onError: { try catalog.original(sha256: sha256) }) {
             store.discard(file)
             result.outcome = .duplicate
             fill(&result, with: existing)
@@ -125,9 +125,11 @@ final class Archiver {
         }
         let (folder, takenAt, datedBy) = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: transfer.lastModified)
         let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256)
-        let path = try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
-            if reservedPaths.contains($0) || store.exists(path: $0) { return true }
-            return try catalog.original(path: $0) != nil
+        let path = try discarding(file) {
+            try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
+                if reservedPaths.contains($0) || store.exists(path: $0) { return true }
+                return try catalog.original(path: $0) != nil
+            }
         }
         try store.stage(file, sha256: sha256)
         reservedPaths.insert(path)
@@ -142,6 +144,26 @@ final class Archiver {
         newOriginals.append(record)
         result.outcome = .stored
         fill(&result, with: record)
+    }
+
+    /// `body`'s value; when it throws, `file` is dropped first (nothing else will).
+    private func discarding<T>(_ file: StagingFile, onError body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            store.discard(file)
+            throw error
+        }
+    }
+
+    /// Reports a transfer the run could not record (it stopped on `error`), dropping its file.
+    func reportUnrecorded(_ transfer: CompletedTransfer, because error: Error) {
+        if case .received(let file, _, _, _) = transfer.body { store.discard(file) }
+        var result = FetchResult(url: transfer.request.item.url, origin: transfer.request.item.origin, outcome: .failed, attempts: transfer.attempts)
+        result.finalURL = transfer.finalURL
+        result.httpStatus = transfer.httpStatus
+        result.reason = "not recorded: the run stopped (\(error))"
+        emit(result)
     }
 
     private func fill(_ result: inout FetchResult, with original: OriginalRecord) {

@@ -87,7 +87,7 @@ public final class FetchRun: @unchecked Sendable {
         let archiver = Archiver(store: store, catalog: catalog, journal: { try journal.append($0.map(JournalEntry.originalStored) + $1.map(JournalEntry.sourceRecorded)) }) { [weak self] in
             self?.report($0)
         }
-        let archiveQueue = ArchiveQueue(archiver: archiver, store: store, engine: engine)
+        let archiveQueue = ArchiveQueue(archiver: archiver, engine: engine)
         let progressTimer = startProgressTimer(engine: engine)
         defer { progressTimer.cancel() }
 
