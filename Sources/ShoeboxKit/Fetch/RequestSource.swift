@@ -40,7 +40,13 @@ struct RequestSource {
                     countRepeat()
                     continue
                 }
-                if let request = request(for: item) { return .request(request) }
+                do {
+                    if let request = try request(for: item) { return .request(request) }
+                } catch {
+                    // A catalog that cannot answer must stop the run, not make it fetch everything again.
+                    readError = error
+                    return .end
+                }
             case .waiting:
                 return .waiting
             case .end:
@@ -65,8 +71,8 @@ struct RequestSource {
     }
 
     /// The transfer to run for an item, or nil when the library already has it (reported as skipped).
-    private func request(for item: FetchItem) -> TransferRequest? {
-        guard catalogHasSources, let known = try? catalog.source(url: item.url), let sha256 = known.sha256 else {
+    private func request(for item: FetchItem) throws -> TransferRequest? {
+        guard catalogHasSources, let known = try catalog.source(url: item.url), let sha256 = known.sha256 else {
             return TransferRequest(item: item)
         }
         if configuration.options.refresh {
@@ -76,7 +82,7 @@ struct RequestSource {
         result.finalURL = known.finalURL
         result.httpStatus = known.httpStatus
         result.sha256 = sha256
-        if let original = try? catalog.original(sha256: sha256) {
+        if let original = try catalog.original(sha256: sha256) {
             result.path = original.path
             result.bytes = original.bytes
             result.original = original
