@@ -119,27 +119,38 @@ public final class Journal: @unchecked Sendable {
     }
 
     /// The hashes of every original the journal records, without decoding whole entries
-    /// (verify reads this for 100,000+ originals): lines written by `append` are scanned
-    /// for their `"sha256"` key; any other line is decoded. Same torn-line rules as `read`.
+    /// (verify reads this for 100,000+ originals): lines written by `append` are checked for
+    /// balanced brackets and scanned for their `"sha256"` key; any other line is decoded.
+    /// A torn last line is ignored, as by `read`; a bad line before it throws.
     public static func originalHashes(path: String) throws -> Set<String> {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let scan = try scanOriginalHashes(path: path)
+        if let line = scan.damagedLines.first {
+            throw JournalError.malformed(path: path, line: line, detail: "invalid JSON")
+        }
+        return scan.hashes
+    }
+
+    /// Like `originalHashes`, but goes on past damaged lines and lists them (1-based).
+    public static func scanOriginalHashes(path: String) throws -> (hashes: Set<String>, damagedLines: [Int]) {
+        guard FileManager.default.fileExists(atPath: path) else { return ([], []) }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw JournalError.unreadable(path: path, detail: error.localizedDescription)
         }
-        return try data.withUnsafeBytes { raw in
-            try scanOriginalHashes(raw.bindMemory(to: UInt8.self), path: path)
+        return data.withUnsafeBytes { raw in
+            scanOriginalHashes(raw.bindMemory(to: UInt8.self))
         }
     }
 
-    private static func scanOriginalHashes(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws -> Set<String> {
+    private static func scanOriginalHashes(_ bytes: UnsafeBufferPointer<UInt8>) -> (hashes: Set<String>, damagedLines: [Int]) {
         let prefix = Array(#"{"kind":"original","original":{"#.utf8)
         let otherKinds = [#"{"kind":"source","#, #"{"kind":"thumbnail","#, #"{"kind":"thumbnail-removed","#].map { Array($0.utf8) }
         let key = Array(#""sha256":""#.utf8)
-        guard let base = bytes.baseAddress else { return [] }
+        guard let base = bytes.baseAddress else { return ([], []) }
         var hashes = Set<String>()
+        var damaged: [Int] = []
         var start = 0
         var lineNumber = 0
         while start < bytes.count {
@@ -151,17 +162,43 @@ public final class Journal: @unchecked Sendable {
             defer { start = end + 1 }
             guard end > start else { continue }
             let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            if line.count > 100, starts(line, with: prefix), line.last == UInt8(ascii: "}"), let sha = hash(in: line, after: key) {
+            let wellFormed = isBalanced(line)
+            if wellFormed, line.count > 100, starts(line, with: prefix), let sha = hash(in: line, after: key) {
                 hashes.insert(sha)
-            } else if line.last == UInt8(ascii: "}"), otherKinds.contains(where: { starts(line, with: $0) }) {
+            } else if wellFormed, otherKinds.contains(where: { starts(line, with: $0) }) {
                 continue
             } else if let entry = try? JSONDecoder().decode(JournalEntry.self, from: Data(line)), entry.isComplete {
                 if let original = entry.original { hashes.insert(original.sha256) }
-            } else if UnsafeBufferPointer(rebasing: bytes[end...]).contains(where: { $0 != 0x0A }) {
-                throw JournalError.malformed(path: path, line: lineNumber, detail: "invalid JSON")
+            } else if end < bytes.count {
+                damaged.append(lineNumber)  // a line without its newline is a torn end, not damage
             }
         }
-        return hashes
+        return (hashes, damaged)
+    }
+
+    /// Whether a line is one object whose braces and brackets (outside strings) pair up, so a
+    /// line cut short or with bytes dropped or added around them is not taken at face value.
+    private static func isBalanced(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard line.first == UInt8(ascii: "{"), line.last == UInt8(ascii: "}") else { return false }
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for (index, byte) in line.enumerated() {
+            if inString {
+                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == 0x22 { inString = false }
+                continue
+            }
+            switch byte {
+            case 0x22: inString = true
+            case 0x7B, 0x5B: depth += 1
+            case 0x7D, 0x5D:
+                depth -= 1
+                if depth == 0 && index != line.count - 1 { return false }
+            default: break
+            }
+            if depth < 0 { return false }
+        }
+        return depth == 0 && !inString
     }
 
     private static func starts(_ line: UnsafeBufferPointer<UInt8>, with prefix: [UInt8]) -> Bool {

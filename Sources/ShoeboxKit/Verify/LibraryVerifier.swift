@@ -105,13 +105,18 @@ public struct LibraryVerifier: Sendable {
     }
 
     private func checkJournal(_ originals: [OriginalRecord]) -> [VerifyProblem] {
-        let journaled: Set<String>
+        let scan: (hashes: Set<String>, damagedLines: [Int])
         do {
-            journaled = try Journal.originalHashes(path: layout.journal)
+            scan = try Journal.scanOriginalHashes(path: layout.journal)
         } catch {
             return [VerifyProblem(kind: .journalDamaged, path: Journal.fileName, detail: "\(error)")]
         }
-        return originals.filter { !journaled.contains($0.sha256) }.map {
+        let damaged = scan.damagedLines.map {
+            VerifyProblem(
+                kind: .journalDamaged, path: "\(Journal.fileName):\($0)",
+                detail: "line \($0) cannot be read; reindex skips it and records what it described from the files")
+        }
+        return damaged + originals.filter { !scan.hashes.contains($0.sha256) }.map {
             VerifyProblem(
                 kind: .notJournaled, path: $0.path, sha256: $0.sha256,
                 detail: "in the catalog but not in \(Journal.fileName): a reindex could not restore its sources; "

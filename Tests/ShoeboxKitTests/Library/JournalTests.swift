@@ -184,6 +184,23 @@ extension JournalTests {
         XCTAssertEqual(try Journal.originalHashes(path: folder + "/none.jsonl"), [])
     }
 
+    func testEveryDamagedLineIsFoundEvenWhenItStillStartsAndEndsLikeAnEntry() throws {
+        let journal = try Journal(path: journalPath)
+        for n in 0..<4 { try journal.append(sampleEntriesForHashes(n)) }
+        var lines = try String(contentsOfFile: journalPath, encoding: .utf8).split(separator: "\n").map(String.init)
+        let expected = Set(try Journal.read(path: journalPath).compactMap { $0.original?.sha256 })
+        lines[0].removeLast()  // ends with the inner object's brace: still looks whole
+        // Between two members (inside a string it would still be valid JSON: no scan can see that).
+        lines[4].insert(contentsOf: "{{{", at: lines[4].index(lines[4].startIndex, offsetBy: #"{"kind":"original","#.count))
+        try (lines.joined(separator: "\n") + "\n").write(toFile: journalPath, atomically: false, encoding: .utf8)
+
+        let scan = try Journal.scanOriginalHashes(path: journalPath)
+        XCTAssertEqual(scan.damagedLines, [1, 5])
+        XCTAssertEqual(scan.hashes.count, 2, "the other originals are still found")
+        XCTAssertTrue(scan.hashes.isSubset(of: expected))
+        XCTAssertThrowsError(try Journal.originalHashes(path: journalPath))
+    }
+
     private func sampleEntriesForHashes(_ n: Int) -> [JournalEntry] {
         let original = OriginalRecord(
             sha256: String(format: "%064x", n + 1000), path: "originals/\(n)\"sha256\":\"x.jpg", bytes: 1,

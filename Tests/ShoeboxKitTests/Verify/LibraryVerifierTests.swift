@@ -142,11 +142,26 @@ final class LibraryVerifierTests: XCTestCase {
 
     func testDamagedJournalIsReported() throws {
         _ = try makeLibrary(count: 1)
+        let lineCount = try String(contentsOfFile: root + "/journal.jsonl", encoding: .utf8).split(separator: "\n").count
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: root + "/journal.jsonl"))
         handle.seekToEndOfFile()
         handle.write(Data("garbage\n{\"kind\":\"thumbnail-removed\",\"path\":\"x\"}\n".utf8))
         handle.closeFile()
-        XCTAssertEqual(kinds(try verify()), ["journal.jsonl": .journalDamaged])
+        XCTAssertEqual(kinds(try verify()), ["journal.jsonl:\(lineCount + 1)": .journalDamaged])
+    }
+
+    func testEveryDamagedJournalLineIsReportedAndTheOtherChecksGoOn() throws {
+        let (_, records) = try makeLibrary(count: 3)
+        var lines = try String(contentsOfFile: root + "/journal.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        let first = try XCTUnwrap(lines.firstIndex { $0.contains(records[0].sha256) && $0.hasPrefix("{\"kind\":\"original\"") })
+        let second = try XCTUnwrap(lines.firstIndex { $0.contains(records[1].sha256) && $0.hasPrefix("{\"kind\":\"original\"") })
+        lines[first].removeLast()  // still ends with a brace
+        lines[second].insert(contentsOf: "{{{", at: lines[second].index(lines[second].startIndex, offsetBy: #"{"kind":"original","#.count))
+        try (lines.joined(separator: "\n") + "\n").write(toFile: root + "/journal.jsonl", atomically: false, encoding: .utf8)
+        XCTAssertEqual(kinds(try verify()), [
+            "journal.jsonl:\(first + 1)": .journalDamaged, "journal.jsonl:\(second + 1)": .journalDamaged,
+            records[0].path: .notJournaled, records[1].path: .notJournaled,
+        ])
     }
 
     func testMissingLibraryAndMissingCatalogAreErrors() throws {
