@@ -42,6 +42,10 @@ final class ReindexAfterFetchTests: XCTestCase {
         XCTAssertEqual(after.0, before.0)
         XCTAssertEqual(after.1, before.1)
         XCTAssertEqual(try ShoeboxProcess.run(["verify", "--library", library]).status, 0)
+        let json = try ShoeboxProcess.run(["reindex", "--library", library, "--force", "--json"])
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], json.stdout)
+        XCTAssertEqual(report["originals_from_journal"] as? Int, 9, "snake_case keys, as fetch --json: \(report.keys.sorted())")
+        XCTAssertEqual(report["previous_catalog_state"] as? String, "replaced")
 
         let refresh = try runner.fetch(Array(urls.prefix(8)), ["--refresh"])
         XCTAssertEqual(refresh.status, 0, refresh.stderr)

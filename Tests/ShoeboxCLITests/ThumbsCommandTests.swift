@@ -91,6 +91,7 @@ final class ThumbsCommandTests: XCTestCase {
         XCTAssertEqual(withGPS.status, 0, withGPS.stderr)
         let summary = try JSONSerialization.jsonObject(with: Data(withGPS.stdout.utf8)) as? [String: Any]
         XCTAssertEqual(summary?["images"] as? Int, 2)
+        XCTAssertNotNil(summary?["without_thumbnails"] as? Int, "snake_case keys, as fetch --json")
         let page = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
         XCTAssertTrue(page.contains("48.85840, 2.29450"))
         XCTAssertTrue(page.contains("src=\"../library/thumbnails/64/"), "relative to the chosen folder")

@@ -34,7 +34,7 @@ public enum GalleryCommand: Command {
         }
         if arguments.flag("json") {
             console.out(JSONLine.encode(["page": result.page, "images": result.images,
-                                         "withoutThumbnails": result.withoutThumbnails]))
+                                         "without_thumbnails": result.withoutThumbnails]))
         } else {
             console.out(result.page)
         }

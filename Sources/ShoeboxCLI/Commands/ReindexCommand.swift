@@ -48,6 +48,7 @@ public enum ReindexCommand: Command {
         if arguments.flag("json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            encoder.keyEncodingStrategy = .convertToSnakeCase  // as every other --json
             console.out((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
         } else {
             for line in lines(report, layout: layout) { console.out(line) }
