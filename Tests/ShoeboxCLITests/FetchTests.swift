@@ -281,6 +281,14 @@ final class FetchTests: XCTestCase {
         let output = try runner.fetch([first, second, third], ["--jobs", "1"])
         let paths = Set(output.records.compactMap { $0["path"] as? String })
         XCTAssertEqual(paths, ["originals/2020/01/02/IMG.jpg", "originals/2020/01/02/IMG-2.jpg", "originals/2020/01/02/IMG-3.jpg"])
+
+        // Names that differ by case only would be one file on macOS or exFAT: they collide too,
+        // within a batch and against the catalog (a second run).
+        let lower = server.url("/photo/img.jpg?seed=4&date=2020:01:02%2003:04:05")
+        let upper = server.url("/photo/Img.jpg?seed=5&date=2020:01:02%2003:04:05")
+        let again = try runner.fetch([lower, upper], ["--jobs", "1"])
+        let more = Set(again.records.compactMap { $0["path"] as? String })
+        XCTAssertEqual(more, ["originals/2020/01/02/img-4.jpg", "originals/2020/01/02/Img-5.jpg"])
     }
 
     func testURLListedTwiceIsFetchedOnce() throws {

@@ -31,6 +31,8 @@
 ///                                         --   (NULL: catalogued by schema 1, which did not record it)
 /// );
 ///
+/// CREATE INDEX originals_path_nocase ON originals(path COLLATE NOCASE);  -- no two paths differ by case only
+///
 /// -- One row per URL ever fetched, keyed by the URL as listed.
 /// CREATE TABLE sources (
 ///     url           TEXT PRIMARY KEY,
@@ -64,7 +66,7 @@
 /// Foreign keys are checked at commit (`DEFERRABLE INITIALLY DEFERRED`), so within
 /// one transaction a source may be written before its original.
 ///
-/// Version history: 2 added `originals.dated_by` and `thumbnails.settings`. A writer upgrades an older catalog
+/// Version history: 2 added `originals.dated_by`, `thumbnails.settings` and `originals_path_nocase`. A writer upgrades an older catalog
 /// when it opens it (`upgrades`); a reader of an older catalog sees NULL there.
 enum CatalogSchema {
     /// The version this build writes and understands.
@@ -72,7 +74,8 @@ enum CatalogSchema {
 
     /// The statements that bring a catalog of version `key - 1` to version `key`.
     static let upgrades: [Int: [String]] = [
-        2: ["ALTER TABLE originals ADD COLUMN dated_by TEXT", "ALTER TABLE thumbnails ADD COLUMN settings TEXT"],
+        2: ["ALTER TABLE originals ADD COLUMN dated_by TEXT", "ALTER TABLE thumbnails ADD COLUMN settings TEXT",
+            "CREATE INDEX IF NOT EXISTS originals_path_nocase ON originals(path COLLATE NOCASE)"],
     ]
 
     /// The statements creating the current version, run in one transaction on a new catalog.
@@ -115,6 +118,7 @@ enum CatalogSchema {
             reason TEXT
         )
         """,
+        "CREATE INDEX originals_path_nocase ON originals(path COLLATE NOCASE)",
         "CREATE INDEX sources_sha256 ON sources(sha256)",
         """
         CREATE TABLE thumbnails (

@@ -238,6 +238,13 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         }
     }
 
+    public func hasOriginal(pathIgnoringCase path: String) throws -> Bool {
+        try locked {
+            try connection.query("SELECT 1 FROM originals WHERE path = ? COLLATE NOCASE LIMIT 1", [.text(path)]) { $0.int(0) }
+                .first != nil
+        }
+    }
+
     public func insertOriginal(_ record: OriginalRecord) throws {
         try locked {
             try connection.run(

@@ -19,6 +19,7 @@ final class Archiver {
     private var sources: [SourceRecord] = []
     /// Content staged in this batch, by hash: the path it will get.
     private var stagedPaths: [String: String] = [:]
+    /// Paths given out in this batch, lower-cased: names differing by case only collide too.
     private var reservedPaths: Set<String> = []
 
     static let batchLimit = 64
@@ -127,12 +128,12 @@ final class Archiver {
         let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256)
         let path = try discarding(file) {
             try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
-                if reservedPaths.contains($0) || store.exists(path: $0) { return true }
-                return try catalog.original(path: $0) != nil
+                if reservedPaths.contains($0.lowercased()) || store.exists(path: $0) { return true }
+                return try catalog.hasOriginal(pathIgnoringCase: $0)
             }
         }
         try store.stage(file, sha256: sha256)
-        reservedPaths.insert(path)
+        reservedPaths.insert(path.lowercased())
         stagedPaths[sha256] = path
 
         let record = OriginalRecord(

@@ -9,6 +9,7 @@ final class RequestSourceTests: XCTestCase {
         func transaction<T>(_ body: () throws -> T) throws -> T { try body() }
         func original(sha256: String) throws -> OriginalRecord? { throw error }
         func original(path: String) throws -> OriginalRecord? { throw error }
+        func hasOriginal(pathIgnoringCase path: String) throws -> Bool { throw error }
         func insertOriginal(_ record: OriginalRecord) throws { throw error }
         func allOriginals() throws -> [OriginalRecord] { throw error }
         func countOriginals() throws -> Int { throw error }
