@@ -48,7 +48,9 @@ public struct LibraryVerifier: Sendable {
         findings += unknownFiles(files, known: Set(originals.map(\.path)))
         findings += checkThumbnails(thumbnails, originals: originals)
         findings += checkJournal(originals)
-        findings += temps.compactMap(Self.leftover)
+        // A staged file an original is waiting for is that original's pending-publish notice, not a leftover.
+        let awaited = Set(findings.filter { $0.kind == .pendingPublish }.compactMap(\.sha256))
+        findings += temps.filter { !awaited.contains(Self.stagedHash($0) ?? "") }.compactMap(Self.leftover)
         report.findings = findings.sorted { ($0.path, $0.kind.rawValue) < ($1.path, $1.kind.rawValue) }
         report.totalSeconds = Date().timeIntervalSince(start)
         return report
@@ -138,7 +140,13 @@ public struct LibraryVerifier: Sendable {
     }
 
     private static func stagedHashes(_ temps: [LibraryFile]) -> Set<String> {
-        Set(temps.map { ($0.path as NSString).lastPathComponent }.filter { $0.hasSuffix(".staged") }.map { String($0.dropLast(7)) })
+        Set(temps.compactMap(stagedHash))
+    }
+
+    /// The hash a `.tmp/<sha256>.staged` file holds, nil for other temp files.
+    private static func stagedHash(_ file: LibraryFile) -> String? {
+        let name = (file.path as NSString).lastPathComponent
+        return name.hasSuffix(".staged") ? String(name.dropLast(7)) : nil
     }
 
     // MARK: Library access
