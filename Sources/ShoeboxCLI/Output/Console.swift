@@ -11,13 +11,17 @@ public final class Console: @unchecked Sendable {
     private var onOutputFailure: (@Sendable () -> Void)?
     public let stderrIsTerminal: Bool
     public let useColor: Bool
+    /// TERM=dumb: no escape sequences at all, lines are cleared by overwriting them with spaces.
+    private let dumbTerminal: Bool
+    private var progressWidth = 0
     public let environment: [String: String]
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
         stderrIsTerminal = isatty(STDERR_FILENO) == 1
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        useColor = stderrIsTerminal && !noColor && environment["TERM"] != "dumb"
+        dumbTerminal = environment["TERM"] == "dumb"
+        useColor = stderrIsTerminal && !noColor && !dumbTerminal
     }
 
     /// Writes one line of data to stdout; after a failed write (closed pipe, full disk)
@@ -49,13 +53,21 @@ public final class Console: @unchecked Sendable {
     /// Replaces the current terminal line on stderr; does nothing off a terminal.
     public func progress(_ line: String) {
         guard stderrIsTerminal else { return }
-        write("\r\u{1B}[2K" + line, to: STDERR_FILENO)
+        write(clearing() + line, to: STDERR_FILENO)
+        lock.withLock { progressWidth = line.count }
     }
 
     /// Clears the progress line before ordinary output.
     public func clearProgress() {
         guard stderrIsTerminal else { return }
-        write("\r\u{1B}[2K", to: STDERR_FILENO)
+        write(clearing(), to: STDERR_FILENO)
+        lock.withLock { progressWidth = 0 }
+    }
+
+    private func clearing() -> String {
+        guard dumbTerminal else { return "\r\u{1B}[2K" }
+        let width = lock.withLock { progressWidth }
+        return "\r" + String(repeating: " ", count: width) + "\r"
     }
 
     /// Wraps text in an ANSI colour when colour is allowed.
