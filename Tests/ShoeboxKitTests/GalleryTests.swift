@@ -64,6 +64,21 @@ final class GalleryTests: XCTestCase {
         XCTAssertTrue(gpsHTML.contains("src=\"../../thumbnails/128/"))
     }
 
+    func testAnOriginalWhoseFileIsMissingIsShownWithoutALinkThatLeadsNowhere() throws {
+        let library = try makeLibrary()
+        try library.deleteOriginalFile("originals/2024/05/01/red.jpg")
+        let result = try GalleryWriter(libraryRoot: library.root, catalog: library.catalog).write(showGPS: false)
+        XCTAssertEqual(result.images, 6)
+        XCTAssertEqual(result.missingOriginals, 1)
+        let html = try String(contentsOfFile: result.page, encoding: .utf8)
+        XCTAssertFalse(html.contains("href=\"../originals/2024/05/01/red.jpg\""))
+        XCTAssertTrue(html.contains("original missing"))
+        for link in matches(of: #"(?:href|src)="([^"]*)""#, in: html) {
+            let file = library.root + "/gallery/" + (link.removingPercentEncoding ?? "").replacingOccurrences(of: "&amp;", with: "&")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: file), "broken link \(link)")
+        }
+    }
+
     func testCaptionGivesATimeOfDayOnlyForACaptureTime() {
         func caption(_ datedBy: CaptureDateSource?) -> String? {
             GalleryItem(original: OriginalRecord(sha256: "a", path: "originals/x.jpg", bytes: 1, contentType: "image/jpeg",

@@ -34,13 +34,18 @@ public enum GalleryCommand: Command {
         }
         if arguments.flag("json") {
             console.out(JSONLine.encode(["page": result.page, "images": result.images,
-                                         "without_thumbnails": result.withoutThumbnails]))
+                                         "without_thumbnails": result.withoutThumbnails,
+                                         "missing_originals": result.missingOriginals]))
         } else {
             console.out(result.page)
         }
         var note = "gallery: \(result.images) photo\(result.images == 1 ? "" : "s")"
         if result.withoutThumbnails > 0 {
             note += "; \(result.withoutThumbnails) original\(result.withoutThumbnails == 1 ? " has" : "s have") no thumbnail yet (run 'shoebox thumbs')"
+        }
+        if result.missingOriginals > 0 {
+            note += "; \(result.missingOriginals) original\(result.missingOriginals == 1 ? " is" : "s are") missing from "
+                + "originals/ (shown unlinked; run 'shoebox verify')"
         }
         console.note(note + "\n")
         return ExitStatus.success

@@ -12,7 +12,8 @@ public enum GalleryBuilder {
         var byDay: [String?: [GalleryItem]] = [:]
         for original in originals {
             guard let chosen = choose(bySHA[original.sha256] ?? []) else { continue }
-            byDay[GallerySection.day(of: original.takenAt), default: []].append(GalleryItem(original: original, thumbnails: chosen))
+            let item = GalleryItem(original: original, thumbnails: chosen, originalExists: exists(original.path))
+            byDay[GallerySection.day(of: original.takenAt), default: []].append(item)
         }
         let days = byDay.keys.sorted { left, right in
             switch (left, right) {

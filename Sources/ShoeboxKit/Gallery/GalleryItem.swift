@@ -5,10 +5,13 @@ public struct GalleryItem: Sendable, Equatable {
     public var original: OriginalRecord
     /// Thumbnails of one format, narrowest first, one per width.
     public var thumbnails: [ThumbnailRecord]
+    /// False when the original's file is missing: the page shows the thumbnail without a link.
+    public var originalExists: Bool
 
-    public init(original: OriginalRecord, thumbnails: [ThumbnailRecord]) {
+    public init(original: OriginalRecord, thumbnails: [ThumbnailRecord], originalExists: Bool = true) {
         self.original = original
         self.thumbnails = thumbnails
+        self.originalExists = originalExists
     }
 
     /// "Make Model", without repeating the make when the model starts with it.

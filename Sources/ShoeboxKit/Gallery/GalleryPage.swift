@@ -62,10 +62,16 @@ public struct GalleryPage {
             caption.append("<span class=\"gps\">\(HTMLEscaping.escape(text))</span>")
         }
         if caption.isEmpty { caption.append("<span class=\"name\">\(HTMLEscaping.escape(name))</span>") }
-        return """
-        <figure><a href="\(link(item.original.path))"><img src="\(link(smallest.path))" srcset="\(srcset)" \
+        let image = """
+        <img src="\(link(smallest.path))" srcset="\(srcset)" \
         sizes="(max-width: 36rem) 45vw, 15rem" width="\(smallest.width)" height="\(smallest.height)" \
-        loading="lazy" decoding="async" alt="\(HTMLEscaping.escape(name))"></a>
+        loading="lazy" decoding="async" alt="\(HTMLEscaping.escape(name))">
+        """
+        // No link to an original whose file is missing (verify reports it): it would lead nowhere.
+        if !item.originalExists { caption.append("<span class=\"missing\">original missing</span>") }
+        let linked = item.originalExists ? "<a href=\"\(link(item.original.path))\">\(image)</a>" : image
+        return """
+        <figure>\(linked)
         <figcaption>\(caption.joined(separator: " · "))</figcaption></figure>
 
         """

@@ -11,6 +11,8 @@ public struct GalleryWriter {
         public var images: Int
         /// Originals left out because they have no thumbnail yet.
         public var withoutThumbnails: Int
+        /// Originals shown (by their thumbnails) whose own file is missing.
+        public var missingOriginals: Int = 0
     }
 
     public init(libraryRoot: String, catalog: Catalog) {
@@ -40,6 +42,8 @@ public struct GalleryWriter {
         } catch {
             throw GalleryError.cannotWrite(path: path, reason: error.localizedDescription)
         }
-        return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount)
+        let missing = sections.flatMap(\.items).filter { !$0.originalExists }.count
+        return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount,
+                      missingOriginals: missing)
     }
 }
