@@ -1,4 +1,5 @@
 import XCTest
+import ShoeboxKit
 @testable import ShoeboxCLI
 
 final class ArgumentParserTests: XCTestCase {
@@ -52,11 +53,11 @@ final class ArgumentParserTests: XCTestCase {
     func testResolveEntries() {
         for good in ["h.example:80:127.0.0.1", "h.example:443:[::1]", "h:8080:127.0.0.1,127.0.0.2",
                      "xn--bcher-kva.example:443:[2001:db8::7],192.0.2.1"] {
-            XCTAssertTrue(FetchCommand.isResolveEntry(good), good)
+            XCTAssertTrue(FetchOptions.isResolveEntry(good), good)
         }
         for bad in ["h:80", "h:80:", ":80:127.0.0.1", "h:65536:127.0.0.1", "h:80:localhost", "h:80:::1", "h:80:[::1",
                     "h:80:127.0.0.1,", "h:80:1.2.3", "bücher.example:80:127.0.0.1", "h x:80:127.0.0.1"] {
-            XCTAssertFalse(FetchCommand.isResolveEntry(bad), bad)
+            XCTAssertFalse(FetchOptions.isResolveEntry(bad), bad)
         }
     }
 }

@@ -76,11 +76,8 @@ public enum FetchCommand: Command {
             options.maxSize = size
         }
         if let agent = arguments.value("user-agent") { options.userAgent = agent }
-        for header in arguments.values("header") {
-            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
-                  !header.contains("\n"), !header.contains("\r") else {
-                throw UsageError.invalidValue(option: "header", value: header, expected: "'Name: value'")
-            }
+        for header in arguments.values("header") where !FetchOptions.isHeader(header) {
+            throw UsageError.invalidValue(option: "header", value: header, expected: "'Name: value'")
         }
         options.headers = arguments.values("header")
         if let file = arguments.value("cacert") {
@@ -90,7 +87,7 @@ public enum FetchCommand: Command {
             options.caCertificates = file
         }
         for entry in arguments.values("resolve") {
-            guard isResolveEntry(entry) else {
+            guard FetchOptions.isResolveEntry(entry) else {
                 throw UsageError.invalidValue(
                     option: "resolve", value: entry,
                     expected: "HOST:PORT:ADDRESS with IP addresses (e.g. photos.example:443:192.0.2.7 or [2001:db8::7]), "
@@ -102,22 +99,6 @@ public enum FetchCommand: Command {
         return options
     }
 
-    /// HOST:PORT:ADDRESS[,ADDRESS...]: an ASCII host (curl matches the name as sent, an
-    /// international one in its xn-- form), a port in 1...65535, IPv4 or bracketed IPv6 addresses.
-    static func isResolveEntry(_ entry: String) -> Bool {
-        let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty,
-              parts[0].unicodeScalars.allSatisfy({ $0.isASCII && !$0.properties.isWhitespace }),
-              let port = Int(parts[1]), (1...65535).contains(port) else { return false }
-        let addresses = parts[2].split(separator: ",", omittingEmptySubsequences: false)
-        return addresses.allSatisfy { address in
-            var bytes = in6_addr()
-            if address.hasPrefix("["), address.hasSuffix("]"), address.count > 2 {
-                return inet_pton(AF_INET6, String(address.dropFirst().dropLast()), &bytes) == 1
-            }
-            return inet_pton(AF_INET, String(address), &bytes) == 1
-        }
-    }
 
     private static func status(for error: Error, console: Console) -> Int32 {
         switch error {

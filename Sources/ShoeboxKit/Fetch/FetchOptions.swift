@@ -1,3 +1,5 @@
+import Foundation
+
 /// How `fetch` downloads: concurrency, timeouts, retries, limits, headers.
 public struct FetchOptions: Sendable {
     /// Transfers at once.
@@ -28,4 +30,45 @@ public struct FetchOptions: Sendable {
     public var refresh = false
 
     public init() {}
+
+    /// Throws `FetchRunError.invalidOption` for values the engine cannot run with (the
+    /// command line refuses them too; this guards callers of the library).
+    public func validate() throws {
+        func require(_ valid: Bool, _ what: @autoclosure () -> String) throws {
+            if !valid { throw FetchRunError.invalidOption(what()) }
+        }
+        try require((1...1000).contains(jobs), "jobs \(jobs): 1 to 1000 transfers at once")
+        try require((1...1000).contains(perHost), "per-host \(perHost): 1 to 1000 connections")
+        try require(connectTimeout.isFinite && connectTimeout > 0, "connect-timeout \(connectTimeout): seconds above 0")
+        try require(stallTimeout.isFinite && stallTimeout > 0, "stall-timeout \(stallTimeout): seconds above 0")
+        try require(retries >= 0, "retries \(retries): 0 or more")
+        try require(maxRetryWait.isFinite && maxRetryWait >= 0, "max-retry-wait \(maxRetryWait): 0 seconds or more")
+        try require(retryBaseDelay.isFinite && retryBaseDelay >= 0, "retry base delay \(retryBaseDelay): 0 seconds or more")
+        try require(maxSize > 0, "max-size \(maxSize): more than 0 bytes")
+        for header in headers { try require(Self.isHeader(header), "header '\(header)': 'Name: value' on one line") }
+        for entry in resolve { try require(Self.isResolveEntry(entry), "resolve '\(entry)': HOST:PORT:ADDRESS") }
+    }
+
+    /// "Name: value" on one line (a line break would smuggle in another header).
+    public static func isHeader(_ header: String) -> Bool {
+        guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else { return false }
+        return !header.contains("\n") && !header.contains("\r")
+    }
+
+    /// HOST:PORT:ADDRESS[,ADDRESS...]: an ASCII host (curl matches the name as sent, an
+    /// international one in its xn-- form), a port in 1...65535, IPv4 or bracketed IPv6 addresses.
+    public static func isResolveEntry(_ entry: String) -> Bool {
+        let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty,
+              parts[0].unicodeScalars.allSatisfy({ $0.isASCII && !$0.properties.isWhitespace }),
+              let port = Int(parts[1]), (1...65535).contains(port) else { return false }
+        let addresses = parts[2].split(separator: ",", omittingEmptySubsequences: false)
+        return addresses.allSatisfy { address in
+            var bytes = in6_addr()
+            if address.hasPrefix("["), address.hasSuffix("]"), address.count > 2 {
+                return inet_pton(AF_INET6, String(address.dropFirst().dropLast()), &bytes) == 1
+            }
+            return inet_pton(AF_INET, String(address), &bytes) == 1
+        }
+    }
 }

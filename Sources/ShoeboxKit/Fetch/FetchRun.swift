@@ -31,6 +31,8 @@ public final class FetchRun: @unchecked Sendable {
     private var engine: TransferEngine?
     private let cancelFlag = ManagedAtomicFlag()
     private var startTime = 0.0
+    /// Set (under `lock`) once the run ends, so no progress line is drawn after the summary.
+    private var progressStopped = false
 
     public init(configuration: Configuration, observer: FetchObserver) {
         self.configuration = configuration
@@ -50,6 +52,7 @@ public final class FetchRun: @unchecked Sendable {
         startTime = TransferEngine.now()
         var lists = configuration.lists
         guard !lists.isEmpty || !configuration.urls.isEmpty else { throw FetchRunError.nothingToFetch }
+        try configuration.options.validate()
         try URLListReader.checkReadable(lists)
         var spooledStdin: String?
         defer { if let spooledStdin { unlink(spooledStdin) } }
@@ -84,12 +87,12 @@ public final class FetchRun: @unchecked Sendable {
         lock.unlock()
         if cancelFlag.isSet { engine.cancel() }
 
-        let archiver = Archiver(store: store, catalog: catalog, journal: { try journal.append($0.map(JournalEntry.originalStored) + $1.map(JournalEntry.sourceRecorded)) }) { [weak self] in
+        let archiver = Archiver(store: store, catalog: catalog, journal: journal.append(originals:sources:)) { [weak self] in
             self?.report($0)
         }
         let archiveQueue = ArchiveQueue(archiver: archiver, engine: engine)
         let progressTimer = startProgressTimer(engine: engine)
-        defer { progressTimer.cancel() }
+        defer { stopProgress(progressTimer) }
 
         var requests = RequestSource(
             configuration: configuration, lists: lists, catalog: lookupCatalog,
@@ -109,6 +112,11 @@ public final class FetchRun: @unchecked Sendable {
             summary.stopReason = "\(error)"
         }
         return summary
+    }
+
+    private func stopProgress(_ timer: DispatchSourceTimer) {
+        timer.cancel()
+        lock.withLock { progressStopped = true }
     }
 
     private func checkStrict(_ lists: [String]) throws {
@@ -145,10 +153,12 @@ public final class FetchRun: @unchecked Sendable {
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             self.lock.lock()
+            // Drawn while holding the lock, so `stopProgress` returns only after a line in flight.
+            defer { self.lock.unlock() }
+            guard !self.progressStopped else { return }
             let progress = FetchProgress(
                 finished: self.summary.total + self.summary.repeatedURLs, total: self.total, failed: self.summary.failures,
                 bytes: self.summary.bytes, elapsed: TransferEngine.now() - self.startTime)
-            self.lock.unlock()
             self.observer.fetchProgress(progress)
         }
         timer.resume()

@@ -63,6 +63,22 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(FileNameSanitizer.percentDecoded("%%41%zz%4a"), "%A%zzJ")
     }
 
+    func testOptionsTheEngineCannotRunWithAreRefused() throws {
+        XCTAssertNoThrow(try FetchOptions().validate())
+        var options = FetchOptions()
+        options.jobs = 0  // would spin without ever starting a transfer
+        XCTAssertThrowsError(try options.validate()) { XCTAssertTrue("\($0)".contains("jobs 0"), "\($0)") }
+        options = FetchOptions()
+        options.connectTimeout = .nan  // would trap converting to milliseconds
+        XCTAssertThrowsError(try options.validate())
+        options = FetchOptions()
+        options.headers = ["X-Evil: a\r\nHost: elsewhere"]
+        XCTAssertThrowsError(try options.validate())
+        options = FetchOptions()
+        options.resolve = ["host:99999:127.0.0.1"]
+        XCTAssertThrowsError(try options.validate())
+    }
+
     func testRetryPolicy() {
         let policy = RetryPolicy(maxRetries: 3, baseDelay: 1, maxWait: 120)
         XCTAssertTrue(policy.allowsRetry(after: 3))
