@@ -61,7 +61,8 @@ final class FetchInterruptionTests: XCTestCase {
     func testCtrlCEndsStrictWhileItReadsAnOpenPipe() throws {
         let (process, stdin, out, err) = try ShoeboxProcess.startFeeding(["fetch", "-", "--strict", "--library", runner.library.path])
         stdin.write(Data((server.url("/photo/first?seed=strict") + "\n").utf8))
-        Thread.sleep(forTimeInterval: 0.3)
+        ShoeboxProcess.waitForSignalHandler(process)
+        Thread.sleep(forTimeInterval: 0.2)
         kill(process.processIdentifier, SIGINT)
         XCTAssertTrue(ShoeboxProcess.waitForExit(process, timeout: 5), "Ctrl-C ends --strict's read of stdin")
         try stdin.close()

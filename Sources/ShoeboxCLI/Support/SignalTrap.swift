@@ -6,8 +6,10 @@ final class SignalTrap {
     private var sources: [DispatchSourceSignal] = []
 
     init(_ handler: @escaping @Sendable (Int32) -> Void) {
+        // No SIG_IGN first: libdispatch installs its own handler once the source is registered
+        // (on its manager thread, a moment after resume), and a signal ignored meanwhile would be
+        // lost; until then the default action (exit) is the right answer to an early Ctrl-C.
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { handler(number) }
             source.resume()

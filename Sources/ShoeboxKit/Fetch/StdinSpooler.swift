@@ -30,7 +30,8 @@ enum StdinSpooler {
             // Waits in short slices: with SIGINT trapped, a blocked read would not see Ctrl-C.
             var ready = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
             if isCancelled() { return false }
-            if poll(&ready, 1, 100) == 0 { continue }
+            let polled = poll(&ready, 1, 100)
+            if polled == 0 || (polled < 0 && errno == EINTR) { continue }  // the signal that cancels ends a wait
             let n = read(STDIN_FILENO, &buffer, buffer.count)
             if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if n < 0 { throw URLListReader.ReadError.readFailed(path: "-", reason: String(cString: strerror(errno))) }

@@ -62,6 +62,21 @@ struct ShoeboxProcess {
         return (process, input.fileHandleForWriting, out, err)
     }
 
+    /// Waits (at most `timeout` seconds) until `process` handles SIGINT itself, so a test's Ctrl-C
+    /// lands on the command's handler and not on the default action of a process still starting.
+    static func waitForSignalHandler(_ process: Process, timeout: Double = 10) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+               let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+               mask & (1 << (UInt64(SIGINT) - 1)) != 0 {
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
     /// Waits at most `timeout` seconds for `process` to end; false if it is still running.
     static func waitForExit(_ process: Process, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
