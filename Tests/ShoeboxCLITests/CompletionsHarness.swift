@@ -41,7 +41,7 @@ struct CompletionsHarness {
         let result = try ManualTool.run("zsh", ["-f", driver, file] + zip(outputs, commandLines).flatMap { [$0, $1] },
                                         in: directory, environment: ["HOME": directory.path])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        return try outputs.map { path in
+        return outputs.map { path in
             XCTAssertTrue(FileManager.default.fileExists(atPath: path + ".done"), "zsh did not finish completing: \(path)")
             XCTAssertTrue(FileManager.default.fileExists(atPath: path + ".end"), "zsh did not run the completion: \(path)")
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""

@@ -58,7 +58,6 @@ final class InspectCommandTests: XCTestCase {
     ]
 
     func testJSONMatchesExiftoolForTheSharedKeys() throws {
-        let directory = try makeTemporaryDirectory(self)
         let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", "--json"] + urls.map(\.path))
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -87,7 +86,6 @@ final class InspectCommandTests: XCTestCase {
     }
 
     func testHumanBlockSpellsOutEveryField() throws {
-        let directory = try makeTemporaryDirectory(self)
         let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", urls[1].path])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -108,7 +106,6 @@ final class InspectCommandTests: XCTestCase {
     }
 
     func testAllGroupsTagsByIFDWithSpecificationNames() throws {
-        let directory = try makeTemporaryDirectory(self)
         let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", "--all", urls[0].path])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -135,7 +132,6 @@ final class InspectCommandTests: XCTestCase {
     }
 
     func testBrokenFilesGetAnErrorAndTheOthersGoOn() throws {
-        let directory = try makeTemporaryDirectory(self)
         let urls = try photos().1
         let empty = directory.appendingPathComponent("empty.jpg")
         XCTAssertTrue(FileManager.default.createFile(atPath: empty.path, contents: Data()))

@@ -1,35 +1,6 @@
 import CSQLite
 import Foundation
 
-/// A value bound to a `?` parameter of a statement.
-enum SQLiteValue {
-    case text(String)
-    case integer(Int64)
-    case real(Double)
-    case null
-
-    static func of(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
-    static func of(_ value: Int?) -> SQLiteValue { value.map { .integer(Int64($0)) } ?? .null }
-    static func of(_ value: Int64?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
-    static func of(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
-}
-
-/// The current row of a stepping statement.
-struct SQLiteRow {
-    let statement: OpaquePointer
-
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-
-    func string(_ column: Int32) -> String? {
-        guard !isNull(column), let text = sqlite3_column_text(statement, column) else { return nil }
-        return String(cString: text)
-    }
-
-    func int64(_ column: Int32) -> Int64? { isNull(column) ? nil : sqlite3_column_int64(statement, column) }
-    func int(_ column: Int32) -> Int? { int64(column).map { Int($0) } }
-    func double(_ column: Int32) -> Double? { isNull(column) ? nil : sqlite3_column_double(statement, column) }
-}
-
 /// One SQLite connection with a cache of prepared statements and the mapping of
 /// SQLite result codes to `CatalogError`. Not thread-safe by itself: `SQLiteCatalog`
 /// serialises every use behind its lock.
