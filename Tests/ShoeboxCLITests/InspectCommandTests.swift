@@ -132,6 +132,7 @@ final class InspectCommandTests: XCTestCase {
     }
 
     func testBrokenFilesGetAnErrorAndTheOthersGoOn() throws {
+        let directory = try makeTemporaryDirectory(self)
         let urls = try photos().1
         let empty = directory.appendingPathComponent("empty.jpg")
         XCTAssertTrue(FileManager.default.createFile(atPath: empty.path, contents: Data()))
