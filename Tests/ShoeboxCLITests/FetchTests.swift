@@ -53,6 +53,21 @@ final class FetchTests: XCTestCase {
         XCTAssertTrue(output.stdout.contains(#""gps":{"altitude":35.25,"latitude":48.8584,"longitude":2.2945}"#), output.stdout)
     }
 
+    func testAnOriginalThatCannotBeMovedIntoPlaceIsSaidOnStderrAndFinishedByTheNextRun() throws {
+        // A file where the date folder should be: the original is recorded, then cannot be published.
+        let blocker = runner.library.appendingPathComponent("originals/2020/01/02")
+        try FileManager.default.createDirectory(at: blocker.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("in the way".utf8).write(to: blocker)
+        let url = server.url("/photo/blocked.jpg?seed=blocked&date=2020:01:02%2003:04:05")
+        let output = try runner.fetch([url])
+        XCTAssertEqual(output.outcome(url), "stored")
+        XCTAssertTrue(output.stderr.contains("warning \(url): recorded, but not yet at originals/2020/01/02/blocked.jpg"), output.stderr)
+        try FileManager.default.removeItem(at: blocker)
+        XCTAssertEqual(try runner.fetch([url]).outcome(url), "skipped")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: blocker.appendingPathComponent("blocked.jpg").path), "moved into place")
+        try runner.assertConsistent()
+    }
+
     func testDateFallsBackToLastModifiedThenDownloadTime() throws {
         let withLastModified = server.url("/photo/old?seed=lm&lm=Tue,%2003%20Mar%202015%2010:00:00%20GMT")
         let undated = server.url("/photo/new?seed=now")

@@ -16,6 +16,11 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         if json {
             console.out(JSONLine.encode(FetchResultJSON.object(for: result)))
         }
+        if let problem = result.notInPlace {
+            console.clearProgress()
+            console.note("warning \(result.url): recorded, but not yet at \(result.path ?? "its path") (\(problem)); "
+                + "the next fetch or reindex moves it into place\n")
+        }
         guard !result.outcome.isSuccess else { return }
         console.clearProgress()
         let label = console.colored(result.outcome.rawValue, "31")

@@ -206,6 +206,7 @@ final class Archiver {
         for var result in results {
             if let sha = result.sha256, let problem = publishErrors[sha], result.outcome == .stored {
                 result.warnings.append("recorded but not yet in place (\(problem)); the next run finishes it")
+                result.notInPlace = problem
             }
             emit(result)
         }

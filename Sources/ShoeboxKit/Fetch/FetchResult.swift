@@ -19,6 +19,9 @@ public struct FetchResult: Sendable {
     public var warnings: [String]
     /// The archived original's catalog row (capture date, camera, size, GPS).
     public var original: OriginalRecord?
+    /// Why a stored original is recorded but not yet at `path` (it waits in .tmp/ for the
+    /// next fetch or reindex to move it); nil when it is in place.
+    public var notInPlace: String?
 
     public init(url: String, origin: String, outcome: FetchOutcome, reason: String? = nil, attempts: Int = 0) {
         self.url = url
