@@ -22,7 +22,7 @@ public enum FileNameSanitizer {
         while index < input.count {
             // A % not followed by two hex digits stays as it is ("a%4", "100%", "%zz").
             if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
-               let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2]) {
+               let high = HexDigit.value(input[index + 1]), let low = HexDigit.value(input[index + 2]) {
                 bytes.append(high << 4 | low)
                 index += 3
             } else {
@@ -33,14 +33,6 @@ public enum FileNameSanitizer {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte - 0x30
-        case 0x41...0x46: return byte - 0x41 + 10
-        case 0x61...0x66: return byte - 0x61 + 10
-        default: return nil
-        }
-    }
 
     static func removingExtension(_ name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }

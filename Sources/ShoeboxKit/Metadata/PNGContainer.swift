@@ -120,7 +120,7 @@ enum PNGContainer {
         bytes.reserveCapacity(length)
         var high: UInt8?
         for character in lines.removeLast() {
-            guard let nibble = hexValue(character) else {
+            guard let nibble = HexDigit.value(character) else {
                 if character == 0x20 || character == 0x0A || character == 0x0D || character == 0x09 { continue }
                 return nil
             }
@@ -133,15 +133,6 @@ enum PNGContainer {
             }
         }
         return bytes.count == length ? bytes : nil
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: return c - 0x30
-        case 0x41...0x46: return c - 0x41 + 10
-        case 0x61...0x66: return c - 0x61 + 10
-        default: return nil
-        }
     }
 
     static func inflate(_ data: [UInt8], limit: Int) -> [UInt8]? {

@@ -19,8 +19,8 @@ struct ShoeboxProcess {
         return directory.appendingPathComponent("shoebox")
     }
 
-    /// Starts `shoebox ARGS` without waiting (for kill and concurrency tests).
-    static func start(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> (Process, Pipe, Pipe) {
+    /// `shoebox ARGS` with NO_COLOR set and no SHOEBOX_LIBRARY from the test's environment.
+    private static func make(_ arguments: [String], environment: [String: String] = [:]) -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -29,6 +29,12 @@ struct ShoeboxProcess {
         env.removeValue(forKey: "SHOEBOX_LIBRARY")
         for (key, value) in environment { env[key] = value }
         process.environment = env
+        return process
+    }
+
+    /// Starts `shoebox ARGS` without waiting (for kill and concurrency tests).
+    static func start(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> (Process, Pipe, Pipe) {
+        let process = make(arguments, environment: environment)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -47,13 +53,7 @@ struct ShoeboxProcess {
 
     /// Starts `shoebox ARGS` with its stdin on a pipe the caller writes to and closes.
     static func startFeeding(_ arguments: [String]) throws -> (process: Process, stdin: FileHandle, out: Pipe, err: Pipe) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["NO_COLOR"] = "1"
-        env.removeValue(forKey: "SHOEBOX_LIBRARY")
-        process.environment = env
+        let process = make(arguments)
         let input = Pipe(), out = Pipe(), err = Pipe()
         process.standardInput = input
         process.standardOutput = out
