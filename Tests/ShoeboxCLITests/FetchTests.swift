@@ -402,6 +402,16 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(try server.requestTimes("status/404").count, 2)
     }
 
+    func testRefreshThatGetsTheSameBytesAgainIsUnchanged() throws {
+        // The server ignores If-Modified-Since and sends the same bytes with a 200.
+        let url = server.url("/photo/same?seed=same&lm=Wed,%2001%20May%202024%2010:00:00%20GMT")
+        XCTAssertEqual(try runner.fetch([url]).outcome(url), "stored")
+        let refreshed = try runner.fetch([url], ["--refresh"])
+        XCTAssertEqual(refreshed.outcome(url), "unchanged", refreshed.stderr)
+        XCTAssertEqual(refreshed.status, 0)
+        try runner.assertConsistent()
+    }
+
     func testRefreshRevalidatesWithETag() throws {
         let unchanged = server.url("/versioned/same")
         let changing = server.url("/versioned/moving?change=1")
@@ -488,5 +498,13 @@ final class FetchTests: XCTestCase {
         let inFile = try ShoeboxProcess.run(["fetch", "--library", blocker.path + "/lib", "--url", server.url("/photo/x")])
         XCTAssertEqual(inFile.status, 4, inFile.stderr)
         XCTAssertTrue(inFile.stderr.contains(blocker.path), inFile.stderr)
+
+        // A file where the library's own .tmp/ folder goes: the advice is about that file.
+        let library = runner.workDirectory.appendingPathComponent("odd")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: library.appendingPathComponent(".tmp"))
+        let odd = try ShoeboxProcess.run(["fetch", "--library", library.path, "--url", server.url("/photo/x")])
+        XCTAssertEqual(odd.status, 4, odd.stderr)
+        XCTAssertTrue(odd.stderr.contains(".tmp is a file where the library keeps a folder; move the file away"), odd.stderr)
     }
 }

@@ -92,6 +92,8 @@ final class ThumbsCommandTests: XCTestCase {
         let summary = try JSONSerialization.jsonObject(with: Data(withGPS.stdout.utf8)) as? [String: Any]
         XCTAssertEqual(summary?["images"] as? Int, 2)
         XCTAssertNotNil(summary?["without_thumbnails"] as? Int, "snake_case keys, as fetch --json")
+        let emptyOut = try ShoeboxProcess.run(["gallery", "--library", library.root, "--out", ""])
+        XCTAssertEqual(emptyOut.status, 2, "an empty --out is not the current folder: \(emptyOut.stderr)")
         let page = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
         XCTAssertTrue(page.contains("48.85840, 2.29450"))
         XCTAssertTrue(page.contains("src=\"../library/thumbnails/64/"), "relative to the chosen folder")

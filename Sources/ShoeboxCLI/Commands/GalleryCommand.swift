@@ -22,6 +22,9 @@ public enum GalleryCommand: Command {
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let layout = try LibraryOption.layout(arguments, console: console)
+        if let out = arguments.value("out"), out.isEmpty {
+            throw UsageError.invalidValue(option: "out", value: out, expected: "a folder (an empty one would be the current folder)")
+        }
         let result: GalleryWriter.Result
         do {
             try layout.requireExisting()

@@ -103,7 +103,9 @@ final class Archiver {
 
         if let existing = try discarding(file, onError: { try catalog.original(sha256: sha256) }) {
             store.discard(file)
-            result.outcome = .duplicate
+            // --refresh against a server that ignores validators: the same bytes again for this URL.
+            let previous = transfer.request.isConditional ? try catalog.source(url: result.url) : nil
+            result.outcome = previous?.sha256 == sha256 ? .unchanged : .duplicate
             fill(&result, with: existing)
             return
         }

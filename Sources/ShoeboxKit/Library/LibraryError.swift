@@ -3,6 +3,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     /// Another writer holds the library's lock.
     case locked(path: String, holder: String?)
     case notADirectory(path: String)
+    /// A file where the library keeps a folder of its own (originals/, .tmp/).
+    case fileInTheWay(path: String)
     case cannotCreate(path: String, reason: String)
     case notWritable(path: String, reason: String)
     case diskFull(path: String)
@@ -19,6 +21,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             return "library \(path) is in use by another shoebox process\(who); wait for it to finish, or pass --wait to queue behind it"
         case .notADirectory(let path):
             return "library \(path) exists but is not a folder; choose another --library path"
+        case .fileInTheWay(let path):
+            return "\(path) is a file where the library keeps a folder; move the file away and run the command again"
         case .cannotCreate(let path, let reason):
             return "cannot create library folder \(path): \(reason); check the path and its permissions"
         case .notWritable(let path, let reason):

@@ -126,15 +126,21 @@ public final class LocalOriginalStore: OriginalStore {
     static func makeDirectory(_ path: String, library: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw LibraryError.notADirectory(path: path) }
+            guard isDirectory.boolValue else {
+                throw path == library ? LibraryError.notADirectory(path: path) : LibraryError.fileInTheWay(path: path)
+            }
             return
         }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            let code = errno
-            if code == ENOSPC { throw LibraryError.diskFull(path: library) }
-            throw LibraryError.cannotCreate(path: path, reason: code != 0 ? String(cString: strerror(code)) : "\(error)")
+            // errno is not FileManager's to keep: take the system's reason from the error itself.
+            let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            let code = posix?.domain == NSPOSIXErrorDomain ? Int32(posix!.code) : 0
+            if code == ENOSPC || code == EDQUOT || (error as? CocoaError)?.code == .fileWriteOutOfSpace {
+                throw LibraryError.diskFull(path: library)
+            }
+            throw LibraryError.cannotCreate(path: path, reason: code != 0 ? String(cString: strerror(code)) : error.localizedDescription)
         }
     }
 }
