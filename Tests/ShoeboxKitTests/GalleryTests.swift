@@ -79,6 +79,18 @@ final class GalleryTests: XCTestCase {
         }
     }
 
+    func testCameraNameDoesNotRepeatTheMake() {
+        func camera(_ make: String?, _ model: String?) -> String? {
+            GalleryItem(original: OriginalRecord(sha256: "a", path: "originals/x.jpg", bytes: 1, contentType: "image/jpeg",
+                                                 make: make, model: model, addedAt: ""), thumbnails: []).camera
+        }
+        XCTAssertEqual(camera("NIKON CORPORATION", "NIKON D850"), "NIKON D850")
+        XCTAssertEqual(camera("Canon", "Canon EOS R5"), "Canon EOS R5")
+        XCTAssertEqual(camera("FUJIFILM", "X-T4"), "FUJIFILM X-T4")
+        XCTAssertEqual(camera("Apple", nil), "Apple")
+        XCTAssertEqual(camera(nil, "iPhone 12"), "iPhone 12")
+    }
+
     func testCaptionGivesATimeOfDayOnlyForACaptureTime() {
         func caption(_ datedBy: CaptureDateSource?) -> String? {
             GalleryItem(original: OriginalRecord(sha256: "a", path: "originals/x.jpg", bytes: 1, contentType: "image/jpeg",

@@ -14,13 +14,15 @@ public struct GalleryItem: Sendable, Equatable {
         self.originalExists = originalExists
     }
 
-    /// "Make Model", without repeating the make when the model starts with it.
+    /// "Make Model", without repeating the make when the model starts with it or with
+    /// its first word ("NIKON CORPORATION" + "NIKON D850" is "NIKON D850").
     public var camera: String? {
         let make = original.make?.trimmingCharacters(in: .whitespaces).nonEmpty
         let model = original.model?.trimmingCharacters(in: .whitespaces).nonEmpty
         guard let model else { return make }
-        guard let make, !model.lowercased().hasPrefix(make.lowercased()) else { return model }
-        return make + " " + model
+        guard let make else { return model }
+        let brand = make.split(separator: " ").first.map(String.init) ?? make
+        return model.lowercased().hasPrefix(brand.lowercased()) ? model : make + " " + model
     }
 
     /// The capture date and time shown in the caption, "2024-05-01 10:20"; only the day
