@@ -166,13 +166,13 @@ public struct LibraryReindexer: Sendable {
                 changed.insert(expected.sha256)
                 report.changedFiles.append(chosen.path)
                 report.originalsFromJournal += 1
-            } else if Self.sniff(layout.absolute(chosen.path)) == nil {
-                report.notImages.append(chosen.path)
-            } else {
-                let record = recordFromFile(chosen, sha256: sha)
+            } else if let format = Self.sniff(layout.absolute(chosen.path)) {
+                let record = recordFromFile(chosen, sha256: sha, format: format)
                 all.append(record)
                 unjournaled.append(record)
                 report.originalsFromFiles += 1
+            } else {
+                report.notImages.append(chosen.path)
             }
         }
         report.journaledOriginalsWithoutFile = state.originals.keys.filter { bySHA[$0] == nil && !changed.contains($0) }.count
@@ -180,16 +180,15 @@ public struct LibraryReindexer: Sendable {
         return (all, unjournaled)
     }
 
-    /// What the file itself says, for an original the journal does not know.
-    private func recordFromFile(_ file: LibraryFile, sha256: String) -> OriginalRecord {
+    /// What the file itself says, for an original the journal does not know (sniffed as `format`).
+    private func recordFromFile(_ file: LibraryFile, sha256: String, format: ImageFormat) -> OriginalRecord {
         let absolute = layout.absolute(file.path)
-        let format = Self.sniff(absolute)
         let metadata = readMetadata.flatMap { try? $0(absolute) }
         let modified = time_t(file.modified)
         let captured = metadata.flatMap(MetadataComparison.captureDate)
         return OriginalRecord(
             sha256: sha256, path: file.path, bytes: file.bytes,
-            contentType: format?.mimeType ?? "application/octet-stream",  // nil: refused by chooseOriginals
+            contentType: format.mimeType,
             width: metadata?.width, height: metadata?.height,
             takenAt: captured ?? Timestamp.exif(modified), datedBy: captured == nil ? .fileTime : .exif,
             make: metadata?.make, model: metadata?.model,
