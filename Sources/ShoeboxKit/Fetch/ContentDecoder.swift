@@ -13,8 +13,8 @@ final class ContentDecoder {
 
     let coding: String
     private let decoder: OpaquePointer
-    private let output = UnsafeMutablePointer<UInt8>.allocate(capacity: 64 << 10)
     private static let outputCapacity = 64 << 10
+    private let output = UnsafeMutablePointer<UInt8>.allocate(capacity: ContentDecoder.outputCapacity)
     /// True once the compressed stream's end was decoded.
     private(set) var isComplete = false
 

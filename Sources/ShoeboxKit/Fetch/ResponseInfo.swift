@@ -54,7 +54,7 @@ struct ResponseInfo {
     }
 
     /// A header of the final response (after redirects), through curl's header API.
-    private static func header(_ handle: UnsafeMutableRawPointer, _ name: String) -> String? {
+    static func header(_ handle: UnsafeMutableRawPointer, _ name: String) -> String? {
         var header: UnsafeMutablePointer<curl_header>?
         guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
               let value = header?.pointee.value else { return nil }

@@ -156,7 +156,7 @@ public final class TransferEngine: @unchecked Sendable {
         long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         // Waiting to multiplex pays only where HTTP/2 can be agreed (TLS): over plain
         // HTTP/1.1 it holds every other transfer to the host until the first one ends.
-        if state.request.item.url.utf8.count > 6, state.request.item.url.prefix(6).lowercased() == "https:" {
+        if state.request.item.url.prefix(6).lowercased() == "https:" {
             long(CURLOPT_PIPEWAIT, 1)
         }
         // No Accept-Encoding (images gain nothing from gzip), and a body a server compresses

@@ -164,10 +164,7 @@ final class TransferState {
 
     /// Sets up decoding for a Content-Encoding; false (transfer aborted) for one it cannot decode.
     private func startDecoding() -> Bool {
-        var header: UnsafeMutablePointer<curl_header>?
-        guard curl_easy_header(handle, "Content-Encoding", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
-              let value = header?.pointee.value else { return true }
-        let coding = String(cString: value)
+        guard let handle, let coding = ResponseInfo.header(handle, "Content-Encoding") else { return true }
         do {
             decoder = try ContentDecoder(contentEncoding: coding)
             return true
