@@ -18,6 +18,11 @@ public final class FetchRun: @unchecked Sendable {
         /// The temporary copy of stdin `--strict` reads in place of "-" (set by `run`).
         var spooledStdin: String?
 
+        /// A reader of `lists` that names the spooled copy of stdin `<stdin>`, as the user gave it.
+        func listReader(_ lists: [String]) -> URLListReader {
+            URLListReader(paths: lists, shownNames: spooledStdin.map { [$0: "<stdin>"] } ?? [:])
+        }
+
         public init(layout: LibraryLayout) {
             self.layout = layout
         }
@@ -54,8 +59,7 @@ public final class FetchRun: @unchecked Sendable {
         guard !lists.isEmpty || !configuration.urls.isEmpty else { throw FetchRunError.nothingToFetch }
         try configuration.options.validate()
         try URLListReader.checkReadable(lists)
-        var spooledStdin: String?
-        defer { if let spooledStdin { unlink(spooledStdin) } }
+        defer { if let spooled = configuration.spooledStdin { unlink(spooled) } }
         if configuration.strict {
             if lists.contains("-") {
                 guard let spooled = try StdinSpooler.spool(isCancelled: { cancelFlag.isSet }) else {
@@ -64,7 +68,6 @@ public final class FetchRun: @unchecked Sendable {
                     interrupted.elapsed = TransferEngine.now() - startTime
                     return interrupted
                 }
-                spooledStdin = spooled
                 configuration.spooledStdin = spooled
                 lists = lists.map { $0 == "-" ? spooled : $0 }
             }
@@ -121,7 +124,7 @@ public final class FetchRun: @unchecked Sendable {
 
     private func checkStrict(_ lists: [String]) throws {
         var invalid: [String] = []
-        let reader = URLListReader(paths: lists, shownNames: configuration.spooledStdin.map { [$0: "<stdin>"] } ?? [:])
+        let reader = configuration.listReader(lists)
         while let entry = try reader.next() {
             if case .invalid(let origin, _, let reason) = entry { invalid.append("\(origin): \(reason)") }
         }

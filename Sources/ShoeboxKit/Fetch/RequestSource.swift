@@ -24,8 +24,7 @@ struct RequestSource {
         catalogHasSources = (try? catalog.hasSources()) ?? true
         self.report = report
         self.countRepeat = countRepeat
-        let reader = URLListReader(paths: lists, shownNames: configuration.spooledStdin.map { [$0: "<stdin>"] } ?? [:])
-        self.lists = ListPrefetcher(reader: reader, onAvailable: onInput)
+        self.lists = ListPrefetcher(reader: configuration.listReader(lists), onAvailable: onInput)
         commandLineURLs = configuration.urls.reversed()
     }
 
