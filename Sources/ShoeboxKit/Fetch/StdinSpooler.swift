@@ -41,14 +41,8 @@ enum StdinSpooler {
     }
 
     private static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32, path: String) throws {
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written < 0 { throw POSIXFileError(path: path, operation: "write", code: errno) }
-                offset += written
-            }
+        guard bytes.withUnsafeBytes({ POSIXWrite.all($0, to: fd) }) else {
+            throw POSIXFileError(path: path, operation: "write", code: errno)
         }
     }
 }

@@ -225,17 +225,7 @@ public final class Journal: @unchecked Sendable {
     // MARK: Writing
 
     private func writeAll(_ data: Data) throws {
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw failure()
-                }
-                offset += written
-            }
-        }
+        guard data.withUnsafeBytes({ POSIXWrite.all($0, to: descriptor) }) else { throw failure() }
     }
 
     /// Removes a last line without its newline (a batch torn by a crash).
