@@ -15,9 +15,6 @@ struct ResponseInfo {
     var retryAfter: Double?
     /// Redirects followed to get here.
     var redirects = 0
-    /// The body ends where the connection closed (HTTP/1 without Content-Length or
-    /// chunked framing), so a cut-off body cannot be told from a whole one.
-    var isDelimitedByClose = false
 
     init(handle: UnsafeMutableRawPointer) {
         var code = 0
@@ -33,11 +30,17 @@ struct ResponseInfo {
         lastModified = Self.header(handle, "Last-Modified")
         var count = 0
         if shim_curl_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &count) == CURLE_OK { redirects = count }
+    }
+
+    /// Whether the body ends where the connection closed (HTTP/1 without Content-Length or
+    /// chunked framing), so a cut-off body cannot be told from a whole one. Asked only of an
+    /// empty body, not built into every response.
+    static func isDelimitedByClose(_ handle: UnsafeMutableRawPointer) -> Bool {
         var version = 0
         _ = shim_curl_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
-        let framed = Self.header(handle, "Content-Length") != nil
-            || Self.header(handle, "Transfer-Encoding")?.lowercased().contains("chunked") == true
-        isDelimitedByClose = version < Int(CURL_HTTP_VERSION_2_0) && !framed
+        let framed = header(handle, "Content-Length") != nil
+            || header(handle, "Transfer-Encoding")?.lowercased().contains("chunked") == true
+        return version < Int(CURL_HTTP_VERSION_2_0) && !framed
     }
 
     /// RFC 9110: delay-seconds (digits only) or an HTTP date. libcurl reads anything

@@ -41,7 +41,8 @@ struct TransferVerdict {
             if let coding = state.unfinishedCoding {
                 failure = "truncated body: its \(coding) stream ends before its end"
                 retryable = true
-            } else if state.bytes == 0 && response.isDelimitedByClose && status != 204 && status != 205 {
+            } else if state.bytes == 0 && status != 204 && status != 205,
+                      let handle = state.handle, ResponseInfo.isDelimitedByClose(handle) {
                 // Nothing says where the body should have ended: a connection closed
                 // early (even inside the headers) looks just like an empty body.
                 failure = "connection closed before any body arrived"
