@@ -24,8 +24,8 @@ final class FetchInterruptionTests: XCTestCase {
         let (process, out, err) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--json", "--jobs", "4"])
         runner.waitForStoredFiles(atLeast: 5)
         kill(process.processIdentifier, SIGINT)
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stdout = ShoeboxProcess.readAll(out.fileHandleForReading)
+        let stderr = String(decoding: ShoeboxProcess.readAll(err.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 130, stderr)
         XCTAssertTrue(stderr.contains("interrupted"), stderr)
@@ -41,11 +41,11 @@ final class FetchInterruptionTests: XCTestCase {
 
     func testListOnAnOpenPipeIsFetchedAsItArrivesAndCtrlCEndsTheWait() throws {
         let (process, stdin, out, err) = try ShoeboxProcess.startFeeding(["fetch", "-", "--library", runner.library.path, "--json"])
-        stdin.write(Data((server.url("/photo/first?seed=pipe1") + "\n").utf8))
+        try stdin.write(contentsOf: Data((server.url("/photo/first?seed=pipe1") + "\n").utf8))
         runner.waitForStoredFiles(atLeast: 1, timeout: 10)
         XCTAssertTrue(process.isRunning, "stdin is still open")
         XCTAssertEqual(try storedFileCount(), 1, "a URL is fetched while the list is still coming")
-        stdin.write(Data((server.url("/photo/second?seed=pipe2") + "\n").utf8))
+        try stdin.write(contentsOf: Data((server.url("/photo/second?seed=pipe2") + "\n").utf8))
         runner.waitForStoredFiles(atLeast: 2, timeout: 10)
         XCTAssertEqual(try storedFileCount(), 2)
 
@@ -60,7 +60,7 @@ final class FetchInterruptionTests: XCTestCase {
 
     func testCtrlCEndsStrictWhileItReadsAnOpenPipe() throws {
         let (process, stdin, out, err) = try ShoeboxProcess.startFeeding(["fetch", "-", "--strict", "--library", runner.library.path])
-        stdin.write(Data((server.url("/photo/first?seed=strict") + "\n").utf8))
+        try stdin.write(contentsOf: Data((server.url("/photo/first?seed=strict") + "\n").utf8))
         ShoeboxProcess.waitForSignalHandler(process)
         Thread.sleep(forTimeInterval: 0.2)
         kill(process.processIdentifier, SIGINT)
@@ -106,7 +106,7 @@ final class OutputFailureTests: XCTestCase {
         let err = Pipe()
         process.standardError = err
         try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: ShoeboxProcess.readAll(err.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 1, stderr)
         XCTAssertTrue(stderr.contains("cannot write to standard output: No space left on device"), stderr)
@@ -122,13 +122,13 @@ final class OutputFailureTests: XCTestCase {
         // `| head -1`: read one line, then close the pipe.
         var first = Data()
         while !first.contains(0x0A) {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = ShoeboxProcess.readSome(out.fileHandleForReading)
             if chunk.isEmpty { break }
             first += chunk
         }
         try out.fileHandleForReading.close()
         XCTAssertTrue(ShoeboxProcess.waitForExit(process, timeout: 10), "a fetch whose output is gone stops")
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: ShoeboxProcess.readAll(err.fileHandleForReading), as: UTF8.self)
         XCTAssertEqual(process.terminationStatus, 141, stderr)
         XCTAssertEqual(process.terminationReason, .exit, "it exits, not killed by SIGPIPE")
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: runner.library.appendingPathComponent(".tmp").path)) ?? []

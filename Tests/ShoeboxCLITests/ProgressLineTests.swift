@@ -25,7 +25,7 @@ final class ProgressLineTests: XCTestCase {
         process.standardOutput = out
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = ShoeboxProcess.readAll(out.fileHandleForReading)
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }

@@ -10,7 +10,7 @@ final class ThumbsCommandTests: XCTestCase {
 
         let result = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "64", "-s", "128", "--json", "-j", "2"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        let lines = result.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let lines = try result.stdout.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         XCTAssertEqual(lines.count, 4)
         let a64 = try XCTUnwrap(lines.first { $0["original"] as? String == "originals/2024/05/01/a.jpg" && $0["size"] as? String == "64" })
         XCTAssertEqual(a64["path"] as? String, "thumbnails/64/2024/05/01/a.jpg.jpg")
@@ -116,11 +116,11 @@ final class ThumbsInterruptTests: XCTestCase {
             try library.record(path)
         }
         let (process, out, err) = try ShoeboxProcess.start(["thumbs", "--library", library.root, "--size", "2000", "--json", "-j", "1"])
-        let firstLine = out.fileHandleForReading.availableData
+        let firstLine = ShoeboxProcess.readSome(out.fileHandleForReading)
         XCTAssertFalse(firstLine.isEmpty, "a first thumbnail is reported before the interrupt")
         kill(process.processIdentifier, SIGINT)
-        let rest = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let rest = ShoeboxProcess.readAll(out.fileHandleForReading)
+        let stderr = String(decoding: ShoeboxProcess.readAll(err.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 130, stderr)
         XCTAssertTrue(stderr.contains("interrupted"), stderr)

@@ -19,7 +19,7 @@ final class FixtureServer {
         try process.run()
         var line = Data()
         while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = ShoeboxProcess.readSome(output.fileHandleForReading)
             guard !chunk.isEmpty else { break }
             line.append(chunk)
         }
@@ -48,7 +48,7 @@ final class FixtureServer {
         let output = Pipe()
         curl.standardOutput = output
         try curl.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = ShoeboxProcess.readAll(output.fileHandleForReading)
         curl.waitUntilExit()
         guard curl.terminationStatus == 0 else {
             throw NSError(domain: "FixtureServer", code: 3, userInfo: [NSLocalizedDescriptionKey: "GET \(path) failed"])

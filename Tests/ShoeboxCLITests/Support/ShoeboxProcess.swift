@@ -19,8 +19,13 @@ struct ShoeboxProcess {
         return directory.appendingPathComponent("shoebox")
     }
 
+    /// A write to the stdin of a child that already ended fails with EPIPE (a test failure)
+    /// instead of SIGPIPE ending the whole test run without its summary.
+    private static let brokenPipesAreErrors: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// `shoebox ARGS` with NO_COLOR set and no SHOEBOX_LIBRARY from the test's environment.
     private static func make(_ arguments: [String], environment: [String: String] = [:]) -> Process {
+        brokenPipesAreErrors
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -42,7 +47,7 @@ struct ShoeboxProcess {
             let input = Pipe()
             process.standardInput = input
             try process.run()
-            input.fileHandleForWriting.write(stdin)
+            try input.fileHandleForWriting.write(contentsOf: stdin)
             try input.fileHandleForWriting.close()
         } else {
             process.standardInput = FileHandle.nullDevice
@@ -77,11 +82,32 @@ struct ShoeboxProcess {
         }
     }
 
-    /// Waits at most `timeout` seconds for `process` to end; false if it is still running.
+    /// Waits at most `timeout` seconds for `process` to end; false if it did not, and it is
+    /// then killed, so that its status can be read (Foundation traps on a running one's).
     static func waitForExit(_ process: Process, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        return !process.isRunning
+        guard process.isRunning else { return true }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return false
+    }
+
+    /// Everything left to read from `handle` (empty on a read error, which the caller's
+    /// assertions then report; `readDataToEndOfFile` traps on one).
+    static func readAll(_ handle: FileHandle) -> Data {
+        (try? handle.readToEnd()) ?? Data()
+    }
+
+    /// What one read(2) of `handle` returns: the bytes available, empty at the end or on an
+    /// error (FileHandle's `availableData` traps on one; its `read(upToCount:)` waits for all).
+    static func readSome(_ handle: FileHandle) -> Data {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = read(handle.fileDescriptor, &buffer, buffer.count)
+            if count >= 0 { return Data(buffer[..<count]) }
+            if errno != EINTR { return Data() }
+        }
     }
 
     /// Runs `shoebox ARGS` to completion.
@@ -95,8 +121,8 @@ struct ShoeboxProcess {
     static func waitCapturing(_ process: Process, out: Pipe, err: Pipe) -> Result {
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        DispatchQueue.global().async(group: group) { errData = readAll(err.fileHandleForReading) }
+        let outData = readAll(out.fileHandleForReading)
         group.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus,

@@ -75,7 +75,7 @@ for line in sys.stdin:
         process.standardInput = input
         try process.run()
         let text = jobs.map { "\($0.0)\t\($0.1.path)\t\($0.2.path)\n" }.joined()
-        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

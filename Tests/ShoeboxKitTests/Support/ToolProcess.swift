@@ -20,8 +20,9 @@ enum ToolProcess {
         // Read both pipes at once so neither fills up and blocks the tool.
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        // readToEnd throws on a read error where readDataToEndOfFile would trap.
+        DispatchQueue.global().async(group: group) { errData = (try? err.fileHandleForReading.readToEnd()) ?? Data() }
+        let outData = try out.fileHandleForReading.readToEnd() ?? Data()
         group.wait()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
