@@ -65,6 +65,7 @@ final class InspectCommandTests: XCTestCase {
         let exiftoolOutput = try tool("/usr/bin/exiftool", ["-json", "-n"] + urls.map(\.path))
         let theirs = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(exiftoolOutput.utf8)) as? [[String: Any]])
         XCTAssertEqual(ours.count, 3)
+        guard ours.count == 3 else { return }  // the indexes below would trap
         for (mine, reference) in zip(ours, theirs) {
             for key in sharedKeys {
                 let expected = reference[key], actual = mine[key]
@@ -143,6 +144,7 @@ final class InspectCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(objects.map { $0["SourceFile"] as? String }, [empty.path, urls[0].path, html.path, missing.path])
+        guard objects.count == 4 else { return }
         XCTAssertTrue((objects[0]["Error"] as? String)?.contains("empty") ?? false)
         XCTAssertNil(objects[1]["Error"])
         XCTAssertEqual(objects[1]["Make"] as? String, "Canon")
@@ -202,6 +204,7 @@ final class InspectCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(objects.map { $0["SourceFile"] as? String }, [layout.absolute(relative[1]), layout.absolute(relative[0])])
+        guard objects.count == 2 else { return }
         XCTAssertEqual((objects[0]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, -35.5, accuracy: 1e-9)
         XCTAssertEqual((objects[1]["GPSLongitude"] as? NSNumber)?.doubleValue ?? 0, 2.2945, accuracy: 1e-9)
 

@@ -14,7 +14,7 @@ final class ContentDecoder {
     let coding: String
     private let decoder: OpaquePointer
     private static let outputCapacity = 64 << 10
-    private let output = UnsafeMutablePointer<UInt8>.allocate(capacity: ContentDecoder.outputCapacity)
+    private let output: UnsafeMutablePointer<UInt8>
     /// True once the compressed stream's end was decoded.
     private(set) var isComplete = false
 
@@ -28,6 +28,8 @@ final class ContentDecoder {
         }
         coding = first
         self.decoder = decoder
+        // Allocated last: an init that returns nil or throws before this point runs no deinit.
+        output = .allocate(capacity: Self.outputCapacity)
     }
 
     deinit {

@@ -27,19 +27,17 @@ public final class Journal: @unchecked Sendable {
         let existed = FileManager.default.fileExists(atPath: path)
         descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw JournalError.unwritable(path: path, detail: Self.errnoText()) }
-        do {
-            if existed {
-                try cutTornTail()
-            } else if let code = FolderPath.sync(FolderPath.containing(path)) {
-                throw JournalError.unwritable(path: path, detail: String(cString: strerror(code)))
-            }
-        } catch {
-            close(descriptor)
-            throw error
+        // A throw from here on still runs deinit (every property is set), which closes the file.
+        if existed {
+            try cutTornTail()
+        } else if let code = FolderPath.sync(FolderPath.containing(path)) {
+            throw JournalError.unwritable(path: path, detail: String(cString: strerror(code)))
         }
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
 
     /// Appends `entries` (one line each) and fsyncs once for the whole batch.
     public func append(_ entries: [JournalEntry]) throws {

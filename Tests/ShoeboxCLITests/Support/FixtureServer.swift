@@ -61,6 +61,16 @@ final class FixtureServer {
         try JSONDecoder().decode([Double].self, from: get("/_log/" + key))
     }
 
+    /// Seconds between the first two requests for a key (a retry's wait); throws when
+    /// there were fewer than two, so a test fails instead of trapping on an index.
+    func firstRetryDelay(_ key: String) throws -> Double {
+        let times = try requestTimes(key)
+        guard times.count >= 2 else {
+            throw NSError(domain: "FixtureServer", code: 4, userInfo: [NSLocalizedDescriptionKey: "\(key): \(times.count) request(s), no retry"])
+        }
+        return times[1] - times[0]
+    }
+
     /// Body bytes the server actually wrote for a /big key.
     func bytesSent(_ key: String) throws -> Int {
         try JSONDecoder().decode(Int.self, from: get("/_sent/" + key))

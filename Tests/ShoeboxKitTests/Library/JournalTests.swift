@@ -73,9 +73,9 @@ final class JournalTests: XCTestCase {
         try Journal(path: journalPath).append(sampleEntries(1))
         let complete = try XCTUnwrap(FileManager.default.contents(atPath: journalPath))
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
-        handle.seekToEndOfFile()
-        handle.write(Data("{\"kind\":\"original\",\"original\":{\"sha256\":\"ab".utf8))
-        handle.closeFile()
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"kind\":\"original\",\"original\":{\"sha256\":\"ab".utf8))
+        try handle.close()
         XCTAssertGreaterThan(try XCTUnwrap(FileManager.default.contents(atPath: journalPath)).count, complete.count)
         XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1))
     }
@@ -83,9 +83,9 @@ final class JournalTests: XCTestCase {
     func testGarbledLastLineWithNewlineIsIgnored() throws {
         try Journal(path: journalPath).append(sampleEntries(1))
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
-        handle.seekToEndOfFile()
-        handle.write(Data([0, 0, 0, 0, 0x0A]))
-        handle.closeFile()
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0, 0, 0, 0, 0x0A]))
+        try handle.close()
         XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1))
     }
 
@@ -93,9 +93,9 @@ final class JournalTests: XCTestCase {
         try Journal(path: journalPath).append(sampleEntries(1))
         let complete = try XCTUnwrap(FileManager.default.contents(atPath: journalPath))
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
-        handle.seekToEndOfFile()
-        handle.write(Data("{\"kind\":\"sou".utf8))
-        handle.closeFile()
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"kind\":\"sou".utf8))
+        try handle.close()
         let journal = try Journal(path: journalPath)
         XCTAssertEqual(FileManager.default.contents(atPath: journalPath), complete)
         try journal.append(sampleEntries(2))

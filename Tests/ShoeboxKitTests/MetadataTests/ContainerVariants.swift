@@ -64,7 +64,12 @@ for line in sys.stdin:
 """#
 
     /// Each job: (variant "tEXt" | "zTXt" | "iTXt" | "webp", source, target).
+    /// A write to a script that already ended fails with EPIPE (a test failure) instead of
+    /// SIGPIPE ending the whole test run without its summary.
+    private static let brokenPipesAreErrors: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     static func make(_ jobs: [(String, URL, URL)]) throws {
+        brokenPipesAreErrors
         let scriptURL = FileManager.default.temporaryDirectory.appendingPathComponent("variants-\(UUID().uuidString).py")
         try script.write(to: scriptURL, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: scriptURL) }

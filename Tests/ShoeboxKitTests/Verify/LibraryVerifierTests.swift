@@ -145,9 +145,9 @@ final class LibraryVerifierTests: XCTestCase {
         _ = try makeLibrary(count: 1)
         let lineCount = try String(contentsOfFile: root + "/journal.jsonl", encoding: .utf8).split(separator: "\n").count
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: root + "/journal.jsonl"))
-        handle.seekToEndOfFile()
-        handle.write(Data("garbage\n{\"kind\":\"thumbnail-removed\",\"path\":\"x\"}\n".utf8))
-        handle.closeFile()
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("garbage\n{\"kind\":\"thumbnail-removed\",\"path\":\"x\"}\n".utf8))
+        try handle.close()
         XCTAssertEqual(kinds(try verify()), ["journal.jsonl:\(lineCount + 1)": .journalDamaged])
     }
 
