@@ -43,7 +43,7 @@ public enum VerifyCommand: Command {
         for finding in report.findings {
             console.out(json ? jsonLine(finding) : finding.line)
         }
-        console.note(summary(report, jobs: verifier.jobs) + "\n")
+        console.note(summary(report) + "\n")
         return report.isClean ? ExitStatus.success : ExitStatus.someFailed
     }
 
@@ -65,11 +65,12 @@ public enum VerifyCommand: Command {
         return (try? encoder.encode(finding)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    static func summary(_ report: VerifyReport, jobs: Int) -> String {
+    static func summary(_ report: VerifyReport) -> String {
         let hashing = report.quick
             ? "sizes only"
-            : String(format: "%.2f GB hashed in %.2f s, %.2f GB/s on %d threads",
-                     Double(report.bytesHashed) / 1e9, report.hashSeconds, report.gigabytesPerSecond, jobs)
+            : String(format: "%.2f GB hashed in %.2f s, %.2f GB/s on ", Double(report.bytesHashed) / 1e9,
+                     report.hashSeconds, report.gigabytesPerSecond)
+                + (report.hashThreads == 1 ? "1 thread" : "\(report.hashThreads) threads")
         let notices = report.noticeCount == 1 ? "1 notice" : "\(report.noticeCount) notices"
         let problems = report.problemCount == 1 ? "1 problem" : "\(report.problemCount) problems"
         return "verify: \(report.originalsChecked) originals checked (\(hashing)), \(report.filesScanned) files under originals/, "

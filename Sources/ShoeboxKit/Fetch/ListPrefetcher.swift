@@ -22,14 +22,19 @@ final class ListPrefetcher: @unchecked Sendable {
     private var consumerWaits = false
     private var stopped = false
     private var started = false
+    /// Set when the system refused the reading thread: `poll` then reads the lists itself.
+    private var readsInline = false
+    private let launcher: ThreadLauncher
     /// The consumer's batch, taken from `shared` in one swap (only the consumer touches it).
     private var batch: [URLListReader.Entry] = []
     private var batchIndex = 0
 
     /// `capacity`: entries read ahead at most, so memory does not grow with the list.
-    init(reader: URLListReader, capacity: Int = 4096, onAvailable: @escaping @Sendable () -> Void) {
+    init(reader: URLListReader, capacity: Int = 4096, launcher: ThreadLauncher = .system,
+         onAvailable: @escaping @Sendable () -> Void) {
         self.reader = reader
         self.capacity = capacity
+        self.launcher = launcher
         self.onAvailable = onAvailable
     }
 
@@ -42,7 +47,11 @@ final class ListPrefetcher: @unchecked Sendable {
         condition.lock()
         if !started {
             started = true
-            startThread()
+            readsInline = !launcher.start(name: "shoebox-list") { [self] in readAll() }
+        }
+        if readsInline {
+            condition.unlock()
+            return readInline()
         }
         batch.removeAll(keepingCapacity: true)
         batchIndex = 0
@@ -72,10 +81,13 @@ final class ListPrefetcher: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func startThread() {
-        let thread = Thread { [self] in readAll() }
-        thread.name = "shoebox-list"
-        thread.start()
+    /// The next entry read on the calling thread (as before there was a reading thread).
+    private func readInline() -> Poll {
+        do {
+            return try reader.next().map(Poll.entry) ?? .end
+        } catch {
+            return .failed(error)
+        }
     }
 
     private func readAll() {

@@ -22,8 +22,11 @@ final class BackgroundSyncer: @unchecked Sendable {
     /// Entered for each sync started, left when it has ended.
     private let unfinished = DispatchGroup()
 
-    init(linger: TimeInterval = 0.05) {
+    private let launcher: ThreadLauncher
+
+    init(linger: TimeInterval = 0.05, launcher: ThreadLauncher = .system) {
         self.linger = linger
+        self.launcher = launcher
     }
 
     /// Threads started so far, and those alive now (for tests).
@@ -33,7 +36,6 @@ final class BackgroundSyncer: @unchecked Sendable {
     func start(_ descriptor: Int32) {
         unfinished.enter()
         condition.lock()
-        defer { condition.unlock() }
         started.append(descriptor)
         waiting.append(descriptor)
         if idle > 0 {
@@ -41,8 +43,20 @@ final class BackgroundSyncer: @unchecked Sendable {
         } else if threads < Self.maxThreads {
             threads += 1
             threadsStarted += 1
-            Thread.detachNewThread { self.drain() }
+            if !launcher.start(name: "shoebox-sync", { self.drain() }) {
+                threads -= 1
+                threadsStarted -= 1
+                // With no thread alive to take it, the caller syncs it (a live one will take it).
+                if threads == 0 {
+                    waiting.removeLast()
+                    condition.unlock()
+                    let code = Self.sync(descriptor)
+                    condition.withLock { finished(code) }
+                    return
+                }
+            }
         }
+        condition.unlock()
     }
 
     /// Waits until every descriptor started so far is synced, closes them, and
@@ -65,13 +79,25 @@ final class BackgroundSyncer: @unchecked Sendable {
         while !waiting.isEmpty || lingered() {
             let descriptor = waiting.removeFirst()
             condition.unlock()
-            let code = fdatasync(descriptor) == 0 ? nil : errno
+            let code = Self.sync(descriptor)
             condition.lock()
-            if let code, failure == nil { failure = code }
-            unfinished.leave()
+            // Still holding the lock when this thread goes idle, so a `start` right after
+            // `finish` returns finds it idle instead of starting another.
+            finished(code)
         }
         threads -= 1
         condition.unlock()
+    }
+
+    /// fdatasync's errno, nil when it succeeded.
+    private static func sync(_ descriptor: Int32) -> Int32? {
+        fdatasync(descriptor) == 0 ? nil : errno
+    }
+
+    /// Records one sync as done (called with the lock held).
+    private func finished(_ code: Int32?) {
+        if let code, failure == nil { failure = code }
+        unfinished.leave()
     }
 
     /// Whether work came within `linger` (called and returning with the lock held).

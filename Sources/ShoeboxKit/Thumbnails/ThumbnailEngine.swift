@@ -17,6 +17,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
     private var nextIndex = 0
     private var runningWorkers = 0
     private var cancelled = false
+    var launcher = ThreadLauncher.system
 
     public init(libraryRoot: String, options: ThumbnailOptions) {
         self.libraryRoot = libraryRoot
@@ -32,12 +33,20 @@ public final class ThumbnailEngine: @unchecked Sendable {
         condition.lock()
         nextIndex = cancelled ? Int.max : 0
         pending = []
-        runningWorkers = min(options.jobs, max(sources.count, 1))
+        let wanted = min(options.jobs, max(sources.count, 1))
+        runningWorkers = wanted
         condition.unlock()
-        for _ in 0..<runningWorkers {
-            let worker = Thread { [self] in work(sources, recorded: recorded) }
-            worker.stackSize = 4 << 20
-            worker.start()
+        var started = 0
+        while started < wanted, launcher.start(name: "shoebox-thumbs", stackSize: 4 << 20, { [self] in work(sources, recorded: recorded) }) {
+            started += 1
+        }
+        if started < wanted {
+            condition.withLock { runningWorkers -= wanted - started }
+        }
+        if started == 0 {
+            // The system refused every thread: make them all here, then hand the events on.
+            condition.withLock { runningWorkers = 1 }
+            work(sources, recorded: recorded)
         }
         var consumerError: Error?
         condition.lock()

@@ -13,6 +13,10 @@ public enum ThumbnailError: Error, Equatable, CustomStringConvertible {
     case outsideOriginals(String)
 
     public var description: String {
+        if let (path, reason) = threadRefusal {
+            return "\(path): libvips could not start a thread (\(reason)); the system limits processes or threads: "
+                + "rerun with fewer --jobs or raise the limit"
+        }
         switch self {
         case .invalidSize(let spec):
             return "invalid size '\(spec)': expected N (longer side) or WxH (box), each from 1 to \(ThumbnailSize.maximumSide)"
@@ -34,6 +38,18 @@ public enum ThumbnailError: Error, Equatable, CustomStringConvertible {
                 + "the original may be corrupt or truncated, or the disk full or read-only"
         case .outsideOriginals(let path):
             return "\(path): not under originals/; only originals get thumbnails"
+        }
+    }
+
+    /// The file and libvips' message when the failure was a thread the system refused
+    /// (a pids or process limit), which is no fault of the file or the disk.
+    private var threadRefusal: (String, String)? {
+        switch self {
+        case .unreadable(let path, let reason), .decodeFailed(let path, let reason), .saveFailed(let path, let reason),
+             .renderFailed(let path, _, let reason):
+            return reason.contains("Error creating thread") ? (path, reason) : nil
+        default:
+            return nil
         }
     }
 }

@@ -9,7 +9,7 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     public let options: ThumbnailOptions
     /// Catalog writes are committed this many at a time.
     public var batchSize = 64
-    private let engine: ThumbnailEngine
+    let engine: ThumbnailEngine
 
     public init(libraryRoot: String, catalog: Catalog, options: ThumbnailOptions) {
         self.libraryRoot = libraryRoot

@@ -14,6 +14,7 @@ public struct LibraryVerifier: Sendable {
     public var waitForLock = false
     /// Called from the worker threads after each original: (checked, total, bytes hashed).
     public var progress: (@Sendable (_ checked: Int, _ total: Int, _ bytes: Int64) -> Void)?
+    var launcher = ThreadLauncher.system
 
     public init(layout: LibraryLayout, quick: Bool = false, jobs: Int? = nil, readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
         self.layout = layout
@@ -63,7 +64,7 @@ public struct LibraryVerifier: Sendable {
         let results = LockedBox((outcome: OriginalChecker.Outcome(), checked: 0))
         let start = Date()
         let progress = progress
-        ParallelLoop.run(count: originals.count, jobs: jobs) { index in
+        report.hashThreads = ParallelLoop.run(count: originals.count, jobs: jobs, launcher: launcher) { index in
             let outcome = checker.check(originals[index])
             let (checked, bytes) = results.update {
                 $0.outcome.findings += outcome.findings

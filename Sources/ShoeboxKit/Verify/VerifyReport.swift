@@ -10,6 +10,8 @@ public struct VerifyReport: Sendable, Equatable, Codable {
     public var bytesHashed: Int64 = 0
     /// Wall time of the hashing phase, and of the whole run.
     public var hashSeconds = 0.0
+    /// Threads that hashed (fewer than asked when the system refused some).
+    public var hashThreads = 0
     public var totalSeconds = 0.0
     public var quick = false
 
