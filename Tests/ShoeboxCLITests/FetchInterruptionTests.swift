@@ -13,10 +13,7 @@ final class FetchInterruptionTests: XCTestCase {
     }
 
     private func slowList(_ count: Int, delay: Double = 0.05, prefix: String = "p") throws -> URL {
-        let list = runner.workDirectory.appendingPathComponent("slow-\(prefix).txt")
-        let lines = (0..<count).map { server.url("/slow/\(prefix)\($0)?delay=\(delay)") }
-        try (lines.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
-        return list
+        try runner.writeList((0..<count).map { server.url("/slow/\(prefix)\($0)?delay=\(delay)") })
     }
 
     func testSIGINTStopsCleanlyWithSummaryAndExit130() throws {
@@ -115,9 +112,7 @@ final class OutputFailureTests: XCTestCase {
     func testFetchWhoseJSONReaderGoesAwayStopsCleanlyWith141() throws {
         let server = try startFixtureServer()
         let runner = try FetchRunner(self)
-        let list = runner.workDirectory.appendingPathComponent("many.txt")
-        let lines = (0..<200).map { server.url("/slow/r\($0)?delay=0.05&seed=r\($0)") }
-        try (lines.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        let list = try runner.writeList((0..<200).map { server.url("/slow/r\($0)?delay=0.05&seed=r\($0)") })
         let (process, out, err) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--json", "-j", "4"])
         // `| head -1`: read one line, then close the pipe.
         var first = Data()

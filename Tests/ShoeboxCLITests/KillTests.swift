@@ -11,8 +11,7 @@ final class KillTests: XCTestCase {
         let server = try startFixtureServer()
         let runner = try FetchRunner(self)
         let urls = (0..<200).map { server.url("/slow/kill-\($0)?delay=0.05&seed=\($0)") }
-        let list = runner.workDirectory.appendingPathComponent("list.txt").path
-        try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let list = try runner.writeList(urls).path
         let library = runner.library.path
         let fetch = ["fetch", list, "--library", library, "--jobs", "8"]
 

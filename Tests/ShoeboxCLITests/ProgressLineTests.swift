@@ -33,9 +33,7 @@ final class ProgressLineTests: XCTestCase {
     func testProgressIsDrawnOnATerminalAndUsesNoEscapesForADumbOne() throws {
         let server = try startFixtureServer()
         let runner = try FetchRunner(self)
-        let list = runner.workDirectory.appendingPathComponent("slow.txt")
-        let urls = (0..<12).map { server.url("/slow/p\($0)?delay=0.15&seed=p\($0)") }
-        try (urls.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        let list = try runner.writeList((0..<12).map { server.url("/slow/p\($0)?delay=0.15&seed=p\($0)") })
 
         let smart = try runOnTerminal(["fetch", list.path, "--library", runner.library.path + "-smart", "-j", "2"], term: "xterm")
         XCTAssertTrue(smart.contains("\u{1B}[2K"), "a progress line is drawn on a terminal: \(smart.debugDescription)")

@@ -28,12 +28,17 @@ struct FetchRunner {
         }
     }
 
+    /// Writes `urls` to a new list file in the work directory, one per line.
+    func writeList(_ urls: [String]) throws -> URL {
+        let list = workDirectory.appendingPathComponent("list-\(UUID().uuidString).txt")
+        try (urls.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        return list
+    }
+
     /// Writes `urls` to a list file and fetches it.
     @discardableResult
     func fetch(_ urls: [String], _ extra: [String] = [], environment: [String: String] = [:]) throws -> Output {
-        let list = workDirectory.appendingPathComponent("list-\(UUID().uuidString).txt")
-        try (urls.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
-        return try run([list.path] + extra, environment: environment)
+        try run([writeList(urls).path] + extra, environment: environment)
     }
 
     func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Output {
