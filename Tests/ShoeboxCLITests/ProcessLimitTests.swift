@@ -12,19 +12,9 @@ final class ProcessLimitTests: XCTestCase {
     /// `shoebox ARGS` as `user`, allowed `processes` processes and threads in all
     /// (needs root, as the other tests that mount file systems do); nil if it hung.
     private func runLimited(_ shoebox: String, _ arguments: [String], processes: Int) throws -> ShoeboxProcess.Result? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups",
-                             "/usr/bin/prlimit", "--nproc=\(processes)", shoebox] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        environment.removeValue(forKey: "SHOEBOX_LIBRARY")
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let command = ["/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups",
+                       "/usr/bin/prlimit", "--nproc=\(processes)", shoebox]
+        let (process, out, err) = try ShoeboxProcess.start(arguments, command: command)
         guard ShoeboxProcess.waitForExit(process, timeout: 60) else { return nil }
         return ShoeboxProcess.waitCapturing(process, out: out, err: err)
     }

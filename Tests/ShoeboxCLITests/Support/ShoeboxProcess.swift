@@ -24,11 +24,13 @@ struct ShoeboxProcess {
     private static let brokenPipesAreErrors: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// `shoebox ARGS` with NO_COLOR set and no SHOEBOX_LIBRARY from the test's environment.
-    private static func make(_ arguments: [String], environment: [String: String] = [:]) -> Process {
+    /// `command`: what runs shoebox, when not the built binary itself (another user, a limit).
+    private static func make(_ arguments: [String], environment: [String: String] = [:], command: [String]? = nil) -> Process {
         brokenPipesAreErrors
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        let command = command ?? [executable.path]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst()) + arguments
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
         env.removeValue(forKey: "SHOEBOX_LIBRARY")
@@ -38,8 +40,9 @@ struct ShoeboxProcess {
     }
 
     /// Starts `shoebox ARGS` without waiting (for kill and concurrency tests).
-    static func start(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> (Process, Pipe, Pipe) {
-        let process = make(arguments, environment: environment)
+    static func start(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil,
+                      command: [String]? = nil) throws -> (Process, Pipe, Pipe) {
+        let process = make(arguments, environment: environment, command: command)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
