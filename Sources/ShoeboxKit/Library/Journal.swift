@@ -119,16 +119,7 @@ public final class Journal: @unchecked Sendable {
     /// The hashes of every original the journal records, without decoding whole entries
     /// (verify reads this for 100,000+ originals): lines written by `append` are checked for
     /// balanced brackets and scanned for their `"sha256"` key; any other line is decoded.
-    /// A torn last line is ignored, as by `read`; a bad line before it throws.
-    public static func originalHashes(path: String) throws -> Set<String> {
-        let scan = try scanOriginalHashes(path: path)
-        if let line = scan.damagedLines.first {
-            throw JournalError.malformed(path: path, line: line, detail: "invalid JSON")
-        }
-        return scan.hashes
-    }
-
-    /// Like `originalHashes`, but goes on past damaged lines and lists them (1-based).
+    /// A torn last line is ignored, as by `read`; damaged lines before it are listed (1-based).
     public static func scanOriginalHashes(path: String) throws -> (hashes: Set<String>, damagedLines: [Int]) {
         guard FileManager.default.fileExists(atPath: path) else { return ([], []) }
         let data: Data
