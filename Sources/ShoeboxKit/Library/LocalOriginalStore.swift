@@ -135,8 +135,8 @@ public final class LocalOriginalStore: OriginalStore {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
             // errno is not FileManager's to keep: take the system's reason from the error itself.
-            let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-            let code = posix?.domain == NSPOSIXErrorDomain ? Int32(posix!.code) : 0
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            let code = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil } ?? 0
             if code == ENOSPC || code == EDQUOT || (error as? CocoaError)?.code == .fileWriteOutOfSpace {
                 throw LibraryError.diskFull(path: library)
             }
