@@ -2,6 +2,9 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
 #include "cshim.h"
 
 CURLcode shim_curl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -36,6 +39,25 @@ int shim_set_direct_io(int fd, int on) {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0) return -1;
     return fcntl(fd, F_SETFL, on ? (flags | O_DIRECT) : (flags & ~O_DIRECT));
+}
+// ---- Signals ----
+static volatile sig_atomic_t shim_signal_fd = -1;
+
+static void shim_signal_handler(int number) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)number;
+    if (shim_signal_fd >= 0) (void)!write(shim_signal_fd, &byte, 1);
+    errno = saved;
+}
+
+int shim_signal_forward(int number, int fd) {
+    shim_signal_fd = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = shim_signal_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(number, &action, NULL);
 }
 // ---- Metadata ----
 #include <stdarg.h>

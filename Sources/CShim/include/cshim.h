@@ -57,6 +57,10 @@ int shim_rename_noreplace(const char *from, const char *to);
 // Sets (on != 0) or clears O_DIRECT on an open descriptor; -1 when the file
 // system refuses it (tmpfs...).
 int shim_set_direct_io(int fd, int on);
+// ---- Signals ----
+// Installs a handler for `number` that writes the signal's number, as one byte,
+// to `fd` (one descriptor for every signal forwarded; make it non-blocking).
+int shim_signal_forward(int number, int fd);
 // ---- Metadata ----
 // Loads an EXIF block ("Exif\0\0" followed by a TIFF structure) into a new
 // ExifData with EXIF_DATA_OPTION_FOLLOW_SPECIFICATION and

@@ -1,27 +1,31 @@
 import Foundation
 
-/// Runs the archiver on its own serial queue, so hashing-adjacent work, metadata
+/// Runs the archiver on its own thread, so hashing-adjacent work, metadata
 /// reads and commits overlap with the transfers; flushes a batch when it is full
 /// or 100 ms after its first entry. The first fatal error cancels the engine.
+/// Without the thread (the system refused it) the archiver runs on the network
+/// thread, each transfer in a batch of its own.
 /// At most `backlogLimit` transfers wait for the archiver: past that, `submit`
 /// blocks the engine (each waiting transfer holds an open file).
 final class ArchiveQueue: @unchecked Sendable {
     static let backlogLimit = 256
-    private let queue = DispatchQueue(label: "shoebox.archiver")
+    private let worker: WorkerPool
+    private let jobs = WorkerPool.Strand()
     private let room = DispatchSemaphore(value: ArchiveQueue.backlogLimit)
     private let archiver: Archiver
     private let engine: TransferEngine
     private var fatal: Error?
     private var flushScheduled = false
 
-    init(archiver: Archiver, engine: TransferEngine) {
+    init(archiver: Archiver, engine: TransferEngine, launcher: ThreadLauncher = .system) {
         self.archiver = archiver
         self.engine = engine
+        worker = WorkerPool(name: "shoebox-archiver", threads: 1, launcher: launcher)
     }
 
     func submit(_ transfer: CompletedTransfer) {
         room.wait()
-        queue.async {
+        worker.async(on: jobs) {
             self.accept(transfer)
             self.room.signal()
         }
@@ -29,9 +33,9 @@ final class ArchiveQueue: @unchecked Sendable {
 
     /// Flushes what is left and returns the fatal error, if one stopped the run.
     func finish() -> Error? {
-        queue.sync {
-            flush()
-            return fatal
+        worker.sync(on: jobs) {
+            self.flush()
+            return self.fatal
         }
     }
 
@@ -51,7 +55,7 @@ final class ArchiveQueue: @unchecked Sendable {
             flush()
         } else if !flushScheduled {
             flushScheduled = true
-            queue.asyncAfter(deadline: .now() + .milliseconds(100)) {
+            worker.async(on: jobs, after: 0.1) {
                 self.flushScheduled = false
                 self.flush()
             }

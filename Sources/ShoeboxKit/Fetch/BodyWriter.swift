@@ -4,29 +4,28 @@ import Foundation
 /// Writes one transfer's body to its staging file and computes its SHA-256.
 ///
 /// The network thread only copies the bytes into a page-aligned buffer. A full
-/// buffer is hashed on the transfer's own serial queue (those queues share a
-/// pool over the cores), then written on one of a few output lanes with direct
-/// I/O: the bytes go from the buffer to the disk, skipping the page-cache copy
-/// and the later writeback, which on the 12 MP bench set cost more CPU than
+/// buffer is hashed on a hashing thread, then written on an output thread with
+/// direct I/O: the bytes go from the buffer to the disk, skipping the page-cache
+/// copy and the later writeback, which on the 12 MP bench set cost more CPU than
 /// hashing them. The first buffer goes through the page cache, so reading the
 /// metadata back finds it in memory; so does a body that fits in one buffer,
 /// written in one call at the end. File systems without direct I/O get the
 /// page cache for every write.
 final class BodyWriter: @unchecked Sendable {
-    private static let hashers = DispatchQueue(label: "shoebox.body-hashers", attributes: .concurrent)
-    /// Writes that wait for the disk run on these serial lanes (a transfer always
-    /// uses the same one, so its writes stay in order), which bounds the threads
-    /// blocked in the kernel however many transfers run.
-    private static let lanes = (0..<8).map { DispatchQueue(label: "shoebox.body-output-\($0)") }
-    private static let laneCounter = ManagedCounter()
+    /// Each transfer has its own strand in each pool, so its buffers are hashed
+    /// and written in order. Hashing gets a thread per core (up to 8, some
+    /// 12 GB/s); the output threads bound the writes blocked in the kernel
+    /// however many transfers run. Not Dispatch: see `WorkerPool`.
+    private static let hashers = WorkerPool(name: "shoebox-hash", threads: min(8, ParallelLoop.defaultJobs))
+    private static let writers = WorkerPool(name: "shoebox-output", threads: 8)
     /// Set once a file system refused direct I/O.
     private static let directRefused = ManagedAtomicFlag()
 
     let file: StagingFile
     private let buffers: BufferPool
     private let directIO: Bool
-    private let queue = DispatchQueue(label: "shoebox.body-hasher", target: BodyWriter.hashers)
-    private let output = BodyWriter.lanes[BodyWriter.laneCounter.next() % BodyWriter.lanes.count]
+    private let hashing = WorkerPool.Strand()
+    private let output = WorkerPool.Strand()
     private let hasher = SHA256Hasher()
     /// The buffer being filled, and how far (network thread).
     private var buffer: UnsafeMutableRawPointer?
@@ -34,7 +33,7 @@ final class BodyWriter: @unchecked Sendable {
     /// Bytes handed to the queue (network thread).
     private var submitted: Int64 = 0
     /// Whether the descriptor has O_DIRECT set, and whether a direct write
-    /// succeeded on it (output lane).
+    /// succeeded on it (output thread).
     private var direct = false
     private var directWorked = false
     private let lock = NSLock()
@@ -76,7 +75,7 @@ final class BodyWriter: @unchecked Sendable {
     /// write has finished.
     func whenWritten(_ done: @escaping @Sendable () -> Void) {
         if buffer != nil { submitBuffer() }
-        queue.async { [self] in output.async { done() } }
+        Self.hashers.async(on: hashing) { [self] in Self.writers.async(on: output, done) }
     }
 
     /// Writes what is left, waits for the queued writes, and returns the body's
@@ -90,8 +89,8 @@ final class BodyWriter: @unchecked Sendable {
         } else if buffer != nil {
             submitBuffer()
         }
-        let digest = queue.sync { hasher.finalizeHex() }
-        output.sync {}
+        let digest = Self.hashers.sync(on: hashing) { [hasher] in hasher.finalizeHex() }
+        Self.writers.sync(on: output) {}
         if let failure = currentFailure { throw failure }
         return digest
     }
@@ -101,8 +100,8 @@ final class BodyWriter: @unchecked Sendable {
     func abandon() {
         lock.withLock { abandoned = true }
         releaseBuffer()
-        queue.sync {}
-        output.sync {}
+        Self.hashers.sync(on: hashing) {}
+        Self.writers.sync(on: output) {}
     }
 
     private func releaseBuffer() {
@@ -119,10 +118,10 @@ final class BodyWriter: @unchecked Sendable {
         buffer = nil
         filled = 0
         submitted += Int64(length)
-        queue.async { [self] in
+        Self.hashers.async(on: hashing) { [self] in
             guard isLive else { return buffers.give(chunk) }
             hasher.update(UnsafeRawBufferPointer(start: chunk, count: length))
-            output.async { [self] in
+            Self.writers.async(on: output) { [self] in
                 defer { buffers.give(chunk) }
                 guard isLive else { return }
                 let bytes = UnsafeRawBufferPointer(start: chunk, count: length)

@@ -94,7 +94,7 @@ public final class FetchRun: @unchecked Sendable {
             self?.report($0)
         }
         let archiveQueue = ArchiveQueue(archiver: archiver, engine: engine)
-        let progressTimer = startProgressTimer(engine: engine)
+        let progressTimer = startProgressTimer()
         defer { stopProgress(progressTimer) }
 
         var requests = RequestSource(
@@ -117,9 +117,10 @@ public final class FetchRun: @unchecked Sendable {
         return summary
     }
 
-    private func stopProgress(_ timer: DispatchSourceTimer) {
-        timer.cancel()
+    /// No progress line after this returns; the timer's thread ends with it.
+    private func stopProgress(_ timer: WorkerPool) {
         lock.withLock { progressStopped = true }
+        withExtendedLifetime(timer) {}
     }
 
     private func checkStrict(_ lists: [String]) throws {
@@ -150,21 +151,31 @@ public final class FetchRun: @unchecked Sendable {
         lock.unlock()
     }
 
-    private func startProgressTimer(engine: TransferEngine) -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
-        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.lock.lock()
-            // Drawn while holding the lock, so `stopProgress` returns only after a line in flight.
-            defer { self.lock.unlock() }
-            guard !self.progressStopped else { return }
-            let progress = FetchProgress(
-                finished: self.summary.total + self.summary.repeatedURLs, total: self.total, failed: self.summary.failures,
-                bytes: self.summary.bytes, elapsed: TransferEngine.now() - self.startTime)
-            self.observer.fetchProgress(progress)
-        }
-        timer.resume()
+    /// Draws the progress every 200 ms on a thread of its own (not a Dispatch
+    /// timer: see `WorkerPool`); without that thread there is no progress line.
+    private func startProgressTimer() -> WorkerPool {
+        let timer = WorkerPool(name: "shoebox-progress", threads: 1)
+        if timer.threads > 0 { scheduleProgress(on: timer, WorkerPool.Strand()) }
         return timer
+    }
+
+    private func scheduleProgress(on timer: WorkerPool, _ strand: WorkerPool.Strand) {
+        timer.async(on: strand, after: 0.2) { [weak self, weak timer] in
+            guard let self, let timer, self.drawProgress() else { return }
+            self.scheduleProgress(on: timer, strand)
+        }
+    }
+
+    /// False once the progress has stopped.
+    private func drawProgress() -> Bool {
+        lock.lock()
+        // Drawn while holding the lock, so `stopProgress` returns only after a line in flight.
+        defer { lock.unlock() }
+        guard !progressStopped else { return false }
+        let progress = FetchProgress(
+            finished: summary.total + summary.repeatedURLs, total: total, failed: summary.failures,
+            bytes: summary.bytes, elapsed: TransferEngine.now() - startTime)
+        observer.fetchProgress(progress)
+        return true
     }
 }
