@@ -80,6 +80,22 @@ final class ProcessLimitTests: XCTestCase {
         XCTAssertEqual(verify.status, 0, verify.stderr)
     }
 
+    func testInspectFinishesOnItsMainThreadAlone() throws {
+        let server = try startFixtureServer()
+        let folder = try makeTemporaryDirectory(self)
+        let shoebox = try runnableCopy(in: folder)
+        let library = folder.appendingPathComponent("library").path
+        let urls = (0..<12).map { server.url("/photo/single\($0)?seed=single\($0)") }
+        let fetch = try ShoeboxProcess.run(["fetch", "--library", library] + urls.flatMap { ["--url", $0] })
+        XCTAssertEqual(fetch.status, 0, fetch.stderr)
+        try giveToUser(library)
+        let inspect = try XCTUnwrap(runLimited(shoebox, ["inspect", "--library", library, "--json"], processes: 1),
+                                    "inspect under a limit of 1 process did not finish in 60 s")
+        XCTAssertEqual(inspect.status, 0, inspect.stderr)
+        let objects = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [[String: Any]]
+        XCTAssertEqual(objects?.compactMap { $0["SourceFile"] as? String }.count, 12, inspect.stdout)
+    }
+
     func testVerifyFinishesWhenTheSystemRefusesThreads() throws {
         let server = try startFixtureServer()
         let folder = try makeTemporaryDirectory(self)

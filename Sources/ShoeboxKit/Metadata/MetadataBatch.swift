@@ -35,12 +35,12 @@ public enum MetadataBatch {
                 results.deinitialize()
                 results.deallocate()
             }
-            let workers = max(1, min(threads, batch.count))
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var index = worker
-                while index < batch.count {
+            // ParallelLoop, not concurrentPerform: it goes on with the threads the system
+            // allows (concurrentPerform waited forever for one under a limit of 1).
+            // The loop waits for its threads, so `transform` does not outlive this call.
+            _ = withoutActuallyEscaping(transform) { transform in
+                ParallelLoop.run(count: batch.count, jobs: threads) { index in
                     results[index] = transform(readOne(batch[index], includeAllTags: includeAllTags))
-                    index += workers
                 }
             }
             for result in results { if let result { body(result) } }
