@@ -1,44 +1,51 @@
 import Foundation
 import XCTest
 
-/// Under a process limit (a container's pids limit) the system refuses threads; verify
-/// and fetch go on with the threads they got. Before, `verify -j 32` under a limit of 8
-/// waited forever for threads that never started, and fetch under a limit of 4 to 10
-/// hung inside Dispatch, which retries a refused thread forever.
+/// Under a process limit (a container's pids limit) the system refuses threads; verify,
+/// fetch and inspect go on with the threads they got. Before, `verify -j 32` under a
+/// limit of 8 waited forever for threads that never started, and fetch (limits of 2 to
+/// 10) and inspect (a limit of 1) hung inside Dispatch, which retries a refused thread
+/// forever.
 final class ProcessLimitTests: XCTestCase {
     /// A user id no account has: the limit counts every process of the user, and nobody's
     /// may be taken by others (nginx's workers run as nobody).
     private let user = 61_000 + Int.random(in: 0..<4_000)
 
-    /// `shoebox ARGS` as `user`, allowed `processes` processes and threads in all
-    /// (needs root, as the other tests that mount file systems do); nil if it hung.
+    /// `shoebox` run as `user`, allowed `processes` processes and threads in all
+    /// (needs root, as the other tests that mount file systems do).
+    private func limited(_ shoebox: String, processes: Int) -> [String] {
+        ["/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups",
+         "/usr/bin/prlimit", "--nproc=\(processes)", shoebox]
+    }
+
+    /// `shoebox ARGS` under `limited`; nil if it hung.
     private func runLimited(_ shoebox: String, _ arguments: [String], processes: Int) throws -> ShoeboxProcess.Result? {
-        let command = ["/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups",
-                       "/usr/bin/prlimit", "--nproc=\(processes)", shoebox]
-        let (process, out, err) = try ShoeboxProcess.start(arguments, command: command)
+        let (process, out, err) = try ShoeboxProcess.start(arguments, command: limited(shoebox, processes: processes))
         guard ShoeboxProcess.waitForExit(process, timeout: 60) else { return nil }
         return ShoeboxProcess.waitCapturing(process, out: out, err: err)
     }
 
-    /// A copy of shoebox any user can run, wherever the build folder is.
-    private func runnableCopy(in folder: URL) throws -> String {
+    /// A copy of shoebox any user can run (wherever the build folder is) and a library
+    /// `user` owns: empty, or holding `urls` fetched beforehand.
+    private func prepare(fetching urls: [String] = []) throws -> (shoebox: String, library: String) {
+        let folder = try makeTemporaryDirectory(self)
         let shoebox = folder.appendingPathComponent("shoebox").path
         try FileManager.default.copyItem(atPath: ShoeboxProcess.executable.path, toPath: shoebox)
-        return shoebox
-    }
-
-    private func giveToUser(_ path: String) throws {
-        let owner = try ManualTool.run("chown", ["-R", "\(user):\(user)", path])
+        let library = folder.appendingPathComponent("library").path
+        if urls.isEmpty {
+            try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: false)
+        } else {
+            let fetch = try ShoeboxProcess.run(["fetch", "--library", library] + urls.flatMap { ["--url", $0] })
+            XCTAssertEqual(fetch.status, 0, fetch.stderr)
+        }
+        let owner = try ManualTool.run("chown", ["-R", "\(user):\(user)", library])
         XCTAssertEqual(owner.status, 0, "needs root: \(owner.stderr)")
+        return (shoebox, library)
     }
 
     func testFetchFinishesWhenTheSystemRefusesThreads() throws {
         let server = try startFixtureServer()
-        let folder = try makeTemporaryDirectory(self)
-        let shoebox = try runnableCopy(in: folder)
-        let library = folder.appendingPathComponent("library").path
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: false)
-        try giveToUser(library)
+        let (shoebox, library) = try prepare()
         // Photos fit one buffer; the 1.5 MB bodies (the same bytes each) take several,
         // hashed and written on the workers.
         let urls = (0..<12).map { server.url("/photo/nproc\($0)?seed=nproc\($0)") }
@@ -55,16 +62,11 @@ final class ProcessLimitTests: XCTestCase {
 
     func testCtrlCStopsAFetchThatGotOneThreadBesidesItsMain() throws {
         let server = try startFixtureServer()
-        let folder = try makeTemporaryDirectory(self)
-        let shoebox = try runnableCopy(in: folder)
-        let library = folder.appendingPathComponent("library").path
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: false)
-        try giveToUser(library)
+        let (shoebox, library) = try prepare()
         let urls = (0..<300).map { server.url("/slow/cc\($0)?delay=0.1") }
-        let command = ["/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups",
-                       "/usr/bin/prlimit", "--nproc=2", shoebox]
         let (process, out, err) = try ShoeboxProcess.start(["fetch", "--library", library, "--jobs", "4"]
-                                                           + urls.flatMap { ["--url", $0] }, command: command)
+                                                           + urls.flatMap { ["--url", $0] },
+                                                           command: limited(shoebox, processes: 2))
         let originals = library + "/originals"
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, (FileManager.default.enumerator(atPath: originals)?.allObjects.count ?? 0) < 5 {
@@ -82,13 +84,7 @@ final class ProcessLimitTests: XCTestCase {
 
     func testInspectFinishesOnItsMainThreadAlone() throws {
         let server = try startFixtureServer()
-        let folder = try makeTemporaryDirectory(self)
-        let shoebox = try runnableCopy(in: folder)
-        let library = folder.appendingPathComponent("library").path
-        let urls = (0..<12).map { server.url("/photo/single\($0)?seed=single\($0)") }
-        let fetch = try ShoeboxProcess.run(["fetch", "--library", library] + urls.flatMap { ["--url", $0] })
-        XCTAssertEqual(fetch.status, 0, fetch.stderr)
-        try giveToUser(library)
+        let (shoebox, library) = try prepare(fetching: (0..<12).map { server.url("/photo/single\($0)?seed=single\($0)") })
         let inspect = try XCTUnwrap(runLimited(shoebox, ["inspect", "--library", library, "--json"], processes: 1),
                                     "inspect under a limit of 1 process did not finish in 60 s")
         XCTAssertEqual(inspect.status, 0, inspect.stderr)
@@ -98,14 +94,7 @@ final class ProcessLimitTests: XCTestCase {
 
     func testVerifyFinishesWhenTheSystemRefusesThreads() throws {
         let server = try startFixtureServer()
-        let folder = try makeTemporaryDirectory(self)
-        let shoebox = try runnableCopy(in: folder)
-        let library = folder.appendingPathComponent("library").path
-        let urls = (0..<20).map { server.url("/photo/limit\($0)?seed=limit\($0)") }
-        let fetch = try ShoeboxProcess.run(["fetch", "--library", library] + urls.flatMap { ["--url", $0] })
-        XCTAssertEqual(fetch.status, 0, fetch.stderr)
-        try giveToUser(library)
-
+        let (shoebox, library) = try prepare(fetching: (0..<20).map { server.url("/photo/limit\($0)?seed=limit\($0)") })
         let verify = try XCTUnwrap(runLimited(shoebox, ["verify", "--library", library, "-j", "32"], processes: 8),
                                    "verify -j 32 under a limit of 8 processes did not finish in 60 s")
         XCTAssertEqual(verify.status, 0, verify.stderr)
