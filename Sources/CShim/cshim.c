@@ -50,6 +50,17 @@ static void shim_signal_handler(int number) {
     errno = saved;
 }
 
+int shim_signal_pipe(int fds[2]) {
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    int flags = fcntl(fds[1], F_GETFL);
+    if (flags < 0 || fcntl(fds[1], F_SETFL, flags | O_NONBLOCK) != 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    return 0;
+}
+
 int shim_signal_forward(int number, int fd) {
     shim_signal_fd = fd;
     struct sigaction action;

@@ -64,6 +64,7 @@ final class ProcessLimitTests: XCTestCase {
         let server = try startFixtureServer()
         let (shoebox, library) = try prepare()
         let urls = (0..<300).map { server.url("/slow/cc\($0)?delay=0.1") }
+        // The signal trap starts the first thread of a fetch, so it gets the one allowed.
         let (process, out, err) = try ShoeboxProcess.start(["fetch", "--library", library, "--jobs", "4"]
                                                            + urls.flatMap { ["--url", $0] },
                                                            command: limited(shoebox, processes: 2))
@@ -100,6 +101,6 @@ final class ProcessLimitTests: XCTestCase {
         XCTAssertEqual(verify.status, 0, verify.stderr)
         XCTAssertTrue(verify.stderr.contains("20 originals checked"), verify.stderr)
         let threads = verify.stderr.components(separatedBy: " GB/s on ").last?.split(separator: " ").first.flatMap { Int($0) }
-        XCTAssertGreaterThan(threads ?? 0, 0, "the summary says how many threads hashed: \(verify.stderr)")
+        XCTAssertTrue((1...8).contains(threads ?? 0), "the summary says how many of the 32 threads hashed: \(verify.stderr)")
     }
 }

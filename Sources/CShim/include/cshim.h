@@ -58,6 +58,9 @@ int shim_rename_noreplace(const char *from, const char *to);
 // system refuses it (tmpfs...).
 int shim_set_direct_io(int fd, int on);
 // ---- Signals ----
+// A pipe for shim_signal_forward: both ends close-on-exec (set atomically), the
+// write end non-blocking, so a handler never waits. 0, or -1 with errno.
+int shim_signal_pipe(int fds[2]);
 // Installs a handler for `number` that writes the signal's number, as one byte,
 // to `fd` (one descriptor for every signal forwarded; make it non-blocking).
 int shim_signal_forward(int number, int fd);

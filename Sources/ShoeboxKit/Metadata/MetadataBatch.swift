@@ -23,7 +23,7 @@ public enum MetadataBatch {
     /// `body` gets the transformed results in input order, on the calling thread.
     public static func read<Output>(
         _ paths: [String], includeAllTags: Bool, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-        batchSize: Int = 256, transform: @Sendable (Item) -> Output, body: (Output) -> Void
+        batchSize: Int = 256, transform: @escaping @Sendable (Item) -> Output, body: (Output) -> Void
     ) {
         var start = 0
         while start < paths.count {
@@ -37,11 +37,10 @@ public enum MetadataBatch {
             }
             // ParallelLoop, not concurrentPerform: it goes on with the threads the system
             // allows (concurrentPerform waited forever for one under a limit of 1).
-            // The loop waits for its threads, so `transform` does not outlive this call.
-            _ = withoutActuallyEscaping(transform) { transform in
-                ParallelLoop.run(count: batch.count, jobs: threads) { index in
-                    results[index] = transform(readOne(batch[index], includeAllTags: includeAllTags))
-                }
+            // `transform` escapes for real: a loop thread may still hold it for a moment
+            // after the loop has returned (withoutActuallyEscaping would trap then).
+            ParallelLoop.run(count: batch.count, jobs: threads) { index in
+                results[index] = transform(readOne(batch[index], includeAllTags: includeAllTags))
             }
             for result in results { if let result { body(result) } }
             start += batch.count

@@ -9,6 +9,7 @@ import Foundation
 /// the system refused threads (a tight pids limit) fetch waited for one forever
 /// before it started. Without its own thread the trap leaves the signals their
 /// default action: the process ends, which the library is built to survive.
+/// One trap at a time: a new one takes the signals from the one before.
 public final class SignalTrap {
     /// The pipe's write end stays open for the life of the process: a handler
     /// running on another thread as the trap goes could still write to it.
@@ -20,9 +21,7 @@ public final class SignalTrap {
 
     init(launcher: ThreadLauncher, _ handler: @escaping @Sendable (Int32) -> Void) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        guard shim_signal_pipe(&ends) == 0 else { return }
         let readEnd = ends[0]
         let started = launcher.start(name: "shoebox-signals") {
             Self.deliver(from: readEnd, to: handler)

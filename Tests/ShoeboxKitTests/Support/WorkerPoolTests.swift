@@ -85,6 +85,22 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(waited.current, 0.2)
     }
 
+    func testDelayedJobsDueTogetherRunInTheOrderOfTheirDeadlines() {
+        let pool = WorkerPool(name: "test-pool", threads: 1)
+        let strand = WorkerPool.Strand()
+        let order = LockedBox([String]())
+        // The only thread is busy until both deadlines have passed.
+        pool.async(on: WorkerPool.Strand()) { Thread.sleep(forTimeInterval: 0.3) }
+        // Given neither in deadline order nor in its reverse.
+        for (name, delay) in [("b", 0.1), ("a", 0.05), ("c", 0.15)] {
+            pool.async(on: strand, after: delay) { order.update { $0.append(name) } }
+        }
+        let allRan = expectation(description: "the delayed jobs ran")
+        pool.async(on: strand, after: 0.2) { allRan.fulfill() }
+        wait(for: [allRan], timeout: 10)
+        XCTAssertEqual(order.current, ["a", "b", "c"])
+    }
+
     func testThePoolKeepsTheThreadsItGot() {
         XCTAssertEqual(WorkerPool(name: "test-pool", threads: 4, launcher: .refusing(after: 2)).threads, 2)
     }
