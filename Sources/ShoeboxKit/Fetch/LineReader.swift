@@ -1,16 +1,30 @@
 import Foundation
 
-/// Reads a file (or stdin) line by line in 64 KiB chunks.
+/// Reads a file (or stdin) line by line in 64 KiB chunks. Memory stays bounded
+/// whatever the input: a line longer than `maxLineLength` (a photo or a video
+/// given as the list, say) is skipped to its end, not held.
 final class LineReader {
+    enum Line: Equatable {
+        case text(String)
+        /// A line over the limit: its first bytes, and its length.
+        case tooLong(start: String, bytes: Int)
+    }
+
+    static let chunkSize = 65536
+    let maxLineLength: Int
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let name: String
     private var buffer: [UInt8] = []
     private var start = 0
     private var atEnd = false
+    private var chunk = [UInt8](repeating: 0, count: LineReader.chunkSize)
+    /// The most bytes held at once so far (for tests).
+    private(set) var peakBuffered = 0
 
-    init(path: String) throws {
+    init(path: String, maxLineLength: Int = 1 << 20) throws {
         name = path
+        self.maxLineLength = maxLineLength
         if path == "-" {
             fd = STDIN_FILENO
             ownsDescriptor = false
@@ -27,21 +41,46 @@ final class LineReader {
         if ownsDescriptor { close(fd) }
     }
 
-    func nextLine() throws -> String? {
+    func nextLine() throws -> Line? {
         while true {
             if let newline = buffer[start...].firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[start..<newline], as: UTF8.self)
-                start = newline + 1
-                return line
+                defer { start = newline + 1 }
+                let length = newline - start
+                if length > maxLineLength { return .tooLong(start: shownStart, bytes: length) }
+                return .text(String(decoding: buffer[start..<newline], as: UTF8.self))
             }
+            if buffer.count - start > maxLineLength { return try skipLongLine() }
             if atEnd {
                 guard start < buffer.count else { return nil }
                 let line = String(decoding: buffer[start...], as: UTF8.self)
                 start = buffer.count
-                return line
+                return .text(line)
             }
             try fill()
         }
+    }
+
+    /// Drops the rest of a line already over the limit, reading on to its end.
+    private func skipLongLine() throws -> Line {
+        let shown = shownStart
+        var bytes = buffer.count - start
+        start = buffer.count
+        while !atEnd {
+            try fill()
+            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+                bytes += newline - start
+                start = newline + 1
+                break
+            }
+            bytes += buffer.count - start
+            start = buffer.count
+        }
+        return .tooLong(start: shown, bytes: bytes)
+    }
+
+    /// The first bytes of the line at `start`, to name it in a message.
+    private var shownStart: String {
+        String(decoding: buffer[start..<min(buffer.count, start + 60)], as: UTF8.self)
     }
 
     private func fill() throws {
@@ -49,14 +88,14 @@ final class LineReader {
             buffer.removeFirst(start)
             start = 0
         }
-        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = read(fd, &chunk, chunk.count)
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw URLListReader.ReadError.readFailed(path: name, reason: String(cString: strerror(errno)))
             }
             if count == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[0..<count]) }
+            peakBuffered = max(peakBuffered, buffer.count)
             return
         }
     }

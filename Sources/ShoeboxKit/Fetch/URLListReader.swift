@@ -60,15 +60,21 @@ public final class URLListReader {
                 current = try LineReader(path: currentName)
                 lineNumber = 0
             }
-            guard let line = try current!.nextLine() else {
+            guard let reader = current, let line = try reader.nextLine() else {
                 current = nil
                 continue
             }
             lineNumber += 1
-            let text = lineNumber == 1 ? Self.droppingByteOrderMark(line) : line
             let shown = shownNames[currentName] ?? (currentName == "-" ? "<stdin>" : currentName)
-            if let entry = Self.parse(text, origin: "\(shown):\(lineNumber)") {
-                return entry
+            let origin = "\(shown):\(lineNumber)"
+            switch line {
+            case .tooLong(let start, let bytes):
+                return .invalid(origin: origin, line: start + "…",
+                                reason: "a line of \(bytes) bytes, longer than the \(reader.maxLineLength) a URL may have here; is this a list of URLs?")
+            case .text(let text):
+                if let entry = Self.parse(lineNumber == 1 ? Self.droppingByteOrderMark(text) : text, origin: origin) {
+                    return entry
+                }
             }
         }
     }

@@ -1,0 +1,57 @@
+import XCTest
+@testable import ShoeboxKit
+
+/// A list line over the limit is reported and skipped without being held, so
+/// a photo or a video given as the list cannot fill the memory.
+final class LineReaderTests: XCTestCase {
+    private var folder = ""
+
+    override func setUpWithError() throws {
+        folder = NSTemporaryDirectory() + "line-reader-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    private func file(_ bytes: [UInt8]) throws -> String {
+        let path = folder + "/" + UUID().uuidString
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func testALongLineIsSkippedWithoutBeingHeld() throws {
+        let long = [UInt8](repeating: UInt8(ascii: "a"), count: 5 << 20)
+        let path = try file(long + Array("\nhttp://a.test/ok\n".utf8) + long)
+        let reader = try LineReader(path: path)
+        XCTAssertEqual(try reader.nextLine(), .tooLong(start: String(repeating: "a", count: 60), bytes: 5 << 20))
+        XCTAssertEqual(try reader.nextLine(), .text("http://a.test/ok"))
+        XCTAssertEqual(try reader.nextLine(), .tooLong(start: String(repeating: "a", count: 60), bytes: 5 << 20),
+                       "a long last line without a newline")
+        XCTAssertNil(try reader.nextLine())
+        XCTAssertLessThanOrEqual(reader.peakBuffered, reader.maxLineLength + 2 * LineReader.chunkSize,
+                                 "a 5 MiB line was held")
+    }
+
+    func testTheLimitIsExact() throws {
+        let path = try file(Array((String(repeating: "b", count: 100) + "\n" + String(repeating: "c", count: 101) + "\nd").utf8))
+        let reader = try LineReader(path: path, maxLineLength: 100)
+        XCTAssertEqual(try reader.nextLine(), .text(String(repeating: "b", count: 100)))
+        XCTAssertEqual(try reader.nextLine(), .tooLong(start: String(repeating: "c", count: 60), bytes: 101))
+        XCTAssertEqual(try reader.nextLine(), .text("d"))
+        XCTAssertNil(try reader.nextLine())
+    }
+
+    func testTheListReaderReportsALongLineByFileAndLine() throws {
+        let path = try file(Array("http://a.test/1\n".utf8) + [UInt8](repeating: 0xFF, count: 2 << 20)
+                            + Array("\nhttp://a.test/2\n".utf8))
+        let reader = URLListReader(paths: [path])
+        XCTAssertEqual(try reader.next(), .url(FetchItem(url: "http://a.test/1", origin: "\(path):1")))
+        guard case .invalid(let origin, _, let reason)? = try reader.next() else { return XCTFail("the long line is reported") }
+        XCTAssertEqual(origin, "\(path):2")
+        XCTAssertTrue(reason.contains("2097152 bytes") && reason.contains("is this a list of URLs?"), reason)
+        XCTAssertEqual(try reader.next(), .url(FetchItem(url: "http://a.test/2", origin: "\(path):3")))
+        XCTAssertNil(try reader.next())
+    }
+}
