@@ -42,7 +42,7 @@ public final class Console: @unchecked Sendable {
 
     /// Writes one diagnostic line to stderr, prefixed with "shoebox: ".
     public func error(_ message: String) {
-        write("shoebox: " + message + "\n", to: STDERR_FILENO)
+        write("shoebox: " + TerminalText.visible(message) + "\n", to: STDERR_FILENO)
     }
 
     /// Writes raw text to stderr (summaries, progress).

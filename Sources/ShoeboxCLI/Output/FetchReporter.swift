@@ -16,19 +16,22 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         if json {
             console.out(JSONLine.encode(FetchResultJSON.object(for: result)))
         }
+        // Every part but the label comes from the list, the server or the disk.
+        let url = TerminalText.visible(result.url), origin = TerminalText.visible(result.origin)
         if let problem = result.notInPlace {
             console.clearProgress()
-            console.note("warning \(result.url): recorded, but not yet at \(result.path ?? "its path") (\(problem)); "
-                + "the next fetch or reindex moves it into place\n")
+            console.note("warning \(url): recorded, but not yet at \(TerminalText.visible(result.path ?? "its path")) "
+                + "(\(TerminalText.visible(problem))); the next fetch or reindex moves it into place\n")
         }
         guard !result.outcome.isSuccess else { return }
         console.clearProgress()
         let label = console.colored(result.outcome.rawValue, "31")
+        let reason = TerminalText.visible(result.reason ?? (result.attempts == 0 ? "" : "unknown reason"))
         if result.attempts == 0 {
             // A list line that is not a URL: "FILE:LINE: reason".
-            console.note("\(result.origin): \(label): \(result.reason ?? "") (\(result.url))\n")
+            console.note("\(origin): \(label): \(reason) (\(url))\n")
         } else {
-            console.note("\(label) \(result.url): \(result.reason ?? "unknown reason") [\(result.origin)]\n")
+            console.note("\(label) \(url): \(reason) [\(origin)]\n")
         }
     }
 

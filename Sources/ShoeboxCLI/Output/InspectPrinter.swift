@@ -70,7 +70,8 @@ enum InspectPrinter {
                 lines.append("    " + tag.name.padding(toLength: 28, withPad: " ", startingAt: 0) + " " + tag.value)
             }
         }
-        return lines.joined(separator: "\n")
+        // EXIF strings come from the file: a hostile one could carry terminal escapes.
+        return TerminalText.visible(lines.joined(separator: "\n"))
     }
 
     static func camera(make: String?, model: String?) -> String? {
