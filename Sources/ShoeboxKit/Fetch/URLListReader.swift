@@ -14,9 +14,12 @@ public final class URLListReader {
     public enum ReadError: Error, CustomStringConvertible, Equatable {
         case cannotOpen(path: String, reason: String)
         case readFailed(path: String, reason: String)
+        case notText(path: String, what: String)
 
         public var description: String {
             switch self {
+            case .notText(let path, let what):
+                return "\(path) is \(what), not a text list of URLs; to fetch a single URL, give it with --url"
             case .cannotOpen(let path, let reason):
                 return "cannot open URL list \(path): \(reason); check the path ('-' reads the list from stdin)"
             case .readFailed(let path, let reason):
@@ -48,7 +51,23 @@ public final class URLListReader {
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                 throw ReadError.cannotOpen(path: path, reason: "is a folder, not a list file")
             }
+            if let what = binaryContent(path) { throw ReadError.notText(path: path, what: what) }
         }
+    }
+
+    /// What a file's first 4 KiB say it is when it is no text list: an image, or
+    /// data with many NUL bytes (binary, or UTF-16 text). A photo given as the
+    /// list would otherwise make thousands of "not a URL" lines. A stray NUL or
+    /// a byte that is not UTF-8 (a Latin-1 comment, say) is left to the line
+    /// checks. Nil for text, or a file that cannot be read here.
+    static func binaryContent(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 4096), !head.isEmpty else { return nil }
+        let bytes = [UInt8](head)
+        if let format = FormatSniffer.sniff(bytes) { return "a \(format.rawValue.uppercased()) image" }
+        let nuls = bytes.reduce(0) { $0 + ($1 == 0 ? 1 : 0) }
+        return nuls >= 16 && nuls * 100 >= bytes.count ? "binary data (or UTF-16 text)" : nil
     }
 
     /// The next URL or invalid line, or nil at the end of the last list.

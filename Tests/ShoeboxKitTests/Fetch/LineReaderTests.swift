@@ -54,4 +54,23 @@ final class LineReaderTests: XCTestCase {
         XCTAssertEqual(try reader.next(), .url(FetchItem(url: "http://a.test/2", origin: "\(path):3")))
         XCTAssertNil(try reader.next())
     }
+
+    func testAPhotoOrBinaryDataGivenAsTheListIsRefusedUpFront() throws {
+        let jpeg = try file([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0])
+        XCTAssertThrowsError(try URLListReader.checkReadable([jpeg])) { error in
+            XCTAssertEqual(error as? URLListReader.ReadError, .notText(path: jpeg, what: "a JPEG image"))
+            XCTAssertTrue("\(error)".contains("give it with --url"), "\(error)")
+        }
+        let utf16 = try file(Array("http://a.test/1\n".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }))
+        XCTAssertThrowsError(try URLListReader.checkReadable([utf16])) { error in
+            XCTAssertEqual(error as? URLListReader.ReadError, .notText(path: utf16, what: "binary data (or UTF-16 text)"))
+        }
+        // A Latin-1 comment is not UTF-8, and a stray NUL is no text either, but the list is
+        // text: its lines are checked one by one.
+        let strayNUL = try file(Array("http://a.test/z".utf8) + [0] + Array("\nhttp://a.test/1\n".utf8))
+        XCTAssertNoThrow(try URLListReader.checkReadable([strayNUL]))
+        let latin1 = try file(Array("# caf".utf8) + [0xE9] + Array("\nhttp://a.test/1\n".utf8))
+        XCTAssertNoThrow(try URLListReader.checkReadable([latin1]))
+        XCTAssertEqual(try URLListReader(paths: [latin1]).next(), .url(FetchItem(url: "http://a.test/1", origin: "\(latin1):2")))
+    }
 }
