@@ -22,7 +22,13 @@ final class BufferPool: @unchecked Sendable {
     private let mappingLength: Int
     private let region: UnsafeMutableRawPointer
 
-    init(size: Int, limit: Int) {
+    /// The address space for the buffers was refused (a memory limit such as `ulimit -v`).
+    struct ReservationFailed: Error {
+        let bytes: Int
+        let reason: String
+    }
+
+    init(size: Int, limit: Int) throws {
         precondition(size % Self.alignment == 0 && limit > 0)
         self.size = size
         self.limit = limit
@@ -31,7 +37,7 @@ final class BufferPool: @unchecked Sendable {
         let length = (limit * size + Self.hugePage - 1) / Self.hugePage * Self.hugePage + Self.hugePage
         guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
               mapped != UnsafeMutableRawPointer(bitPattern: -1) else {
-            fatalError("BufferPool: could not reserve \(length) bytes: \(String(cString: strerror(errno)))")
+            throw ReservationFailed(bytes: length, reason: String(cString: strerror(errno)))
         }
         mapping = mapped
         mappingLength = length

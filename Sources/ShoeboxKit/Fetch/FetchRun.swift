@@ -84,7 +84,7 @@ public final class FetchRun: @unchecked Sendable {
         let journal = try Journal(path: layout.journal)
 
         total = ListCounter.count(lists: lists.filter { $0 != "-" }, extra: configuration.urls.count, includesStdin: lists.contains("-"))
-        let engine = TransferEngine(options: configuration.options, store: store)
+        let engine = try TransferEngine(options: configuration.options, store: store)
         lock.lock()
         self.engine = engine
         lock.unlock()

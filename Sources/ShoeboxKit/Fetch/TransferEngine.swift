@@ -27,11 +27,19 @@ public final class TransferEngine: @unchecked Sendable {
     /// A failure that stops the whole run (disk full), when one happened.
     public private(set) var stopError: Error?
 
-    public init(options: FetchOptions, store: OriginalStore) {
+    /// Throws `FetchRunError.invalidOption` when the memory for `options.jobs`
+    /// transfers' buffers is refused.
+    public init(options: FetchOptions, store: OriginalStore) throws {
         self.options = options
         self.store = store
         policy = RetryPolicy(maxRetries: options.retries, baseDelay: options.retryBaseDelay, maxWait: options.maxRetryWait)
-        buffers = BufferPool(size: Self.bufferSize(jobs: options.jobs), limit: options.jobs + 16)
+        do {
+            buffers = try BufferPool(size: Self.bufferSize(jobs: options.jobs), limit: options.jobs + 16)
+        } catch let error as BufferPool.ReservationFailed {
+            throw FetchRunError.invalidOption(
+                "--jobs \(options.jobs) needs \(ByteSize.format(Int64(error.bytes))) for transfer buffers, and the system "
+                + "refused it (\(error.reason)); use fewer --jobs or raise the memory limit (ulimit -v)")
+        }
         multi = curl_multi_init()!
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.perHost)
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, options.jobs)

@@ -17,7 +17,7 @@ final class BodyWriterTests: XCTestCase {
     }
 
     func testStoresAndHashesEveryBodySizeInAnyChunking() throws {
-        let pool = BufferPool(size: 64 << 10, limit: 4)
+        let pool = try BufferPool(size: 64 << 10, limit: 4)
         let sizes = [0, 1, 4095, 4096, 4097, (64 << 10) - 1, 64 << 10, (64 << 10) + 1, 3 * (64 << 10) + 4096,
                      1_000_003]
         var generator = SystemRandomNumberGenerator()
@@ -40,7 +40,7 @@ final class BodyWriterTests: XCTestCase {
     }
 
     func testAbandonedBodyCanBeRemovedAndItsBuffersAreReused() throws {
-        let pool = BufferPool(size: 64 << 10, limit: 2)
+        let pool = try BufferPool(size: 64 << 10, limit: 2)
         for round in 0..<5 {
             let path = folder + "/abandoned-\(round)"
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)

@@ -4,9 +4,9 @@ import XCTest
 /// The buffer pool hands out distinct, aligned buffers from a region advised for
 /// huge pages, reuses given-back ones, and makes a taker wait at its limit.
 final class BufferPoolTests: XCTestCase {
-    func testBuffersAreAlignedDistinctWritableAndReused() {
+    func testBuffersAreAlignedDistinctWritableAndReused() throws {
         let size = 64 << 10
-        let pool = BufferPool(size: size, limit: 3)
+        let pool = try BufferPool(size: size, limit: 3)
         let buffers = (0..<3).map { _ in pool.take() }
         XCTAssertEqual(Int(bitPattern: buffers[0]) % BufferPool.hugePage, 0, "the region starts on a huge page")
         for (index, buffer) in buffers.enumerated() {
@@ -27,8 +27,8 @@ final class BufferPoolTests: XCTestCase {
         buffers.forEach(pool.give)
     }
 
-    func testTakeWaitsUntilABufferIsGivenBack() {
-        let pool = BufferPool(size: 4096, limit: 1)
+    func testTakeWaitsUntilABufferIsGivenBack() throws {
+        let pool = try BufferPool(size: 4096, limit: 1)
         let first = pool.take()
         let taken = expectation(description: "second take returns")
         let early = ManagedAtomicFlag()
@@ -43,8 +43,17 @@ final class BufferPoolTests: XCTestCase {
         wait(for: [taken], timeout: 10)
     }
 
+    func testARefusedReservationIsAnErrorNotACrash() {
+        // 2^50 bytes: more than a process can map, whatever the limits.
+        XCTAssertThrowsError(try BufferPool(size: 1 << 40, limit: 1 << 10)) { error in
+            let refusal = error as? BufferPool.ReservationFailed
+            XCTAssertEqual(refusal?.bytes, (1 << 50) + BufferPool.hugePage)
+            XCTAssertEqual(refusal?.reason, String(cString: strerror(ENOMEM)))
+        }
+    }
+
     func testRegionIsAdvisedForHugePages() throws {
-        let pool = BufferPool(size: 512 << 10, limit: 8)
+        let pool = try BufferPool(size: 512 << 10, limit: 8)
         let buffer = pool.take()
         defer { pool.give(buffer) }
         let address = UInt(bitPattern: buffer)
