@@ -20,7 +20,7 @@ final class ArchiveQueue: @unchecked Sendable {
     init(archiver: Archiver, engine: TransferEngine, launcher: ThreadLauncher = .system) {
         self.archiver = archiver
         self.engine = engine
-        worker = WorkerPool(name: "shoebox-archiver", threads: 1, launcher: launcher)
+        worker = WorkerPool(name: "shoebox-archive", threads: 1, launcher: launcher)
     }
 
     func submit(_ transfer: CompletedTransfer) {

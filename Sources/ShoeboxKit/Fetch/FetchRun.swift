@@ -154,7 +154,7 @@ public final class FetchRun: @unchecked Sendable {
     /// Draws the progress every 200 ms on a thread of its own (not a Dispatch
     /// timer: see `WorkerPool`); without that thread there is no progress line.
     private func startProgressTimer() -> WorkerPool {
-        let timer = WorkerPool(name: "shoebox-progress", threads: 1)
+        let timer = WorkerPool(name: "shoebox-draw", threads: 1)
         if timer.threads > 0 { scheduleProgress(on: timer, WorkerPool.Strand()) }
         return timer
     }

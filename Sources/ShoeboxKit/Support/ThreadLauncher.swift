@@ -22,6 +22,7 @@ struct ThreadLauncher: Sendable {
     }
 
     /// Runs `body` on a new thread; false (and `body` is dropped) when none could be started.
+    /// `name` shows in ps, top and gdb when it has at most 15 bytes (Linux drops longer ones).
     func start(name: String, stackSize: Int? = nil, _ body: @escaping Body) -> Bool {
         launch(name, stackSize, body)
     }
