@@ -1,7 +1,17 @@
+import Foundation
+
 /// Recognises an image format from the first bytes of a file (magic numbers).
 public enum FormatSniffer {
     /// How many leading bytes `sniff` needs to decide.
     public static let prefixLength = 64
+
+    /// The format of the file at `path` from its first bytes; nil when it cannot be read.
+    static func sniff(fileAt path: String) -> ImageFormat? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let prefix = try? handle.read(upToCount: prefixLength) else { return nil }
+        return sniff(prefix)
+    }
 
     public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8 {
         let b = Array(bytes.prefix(prefixLength))

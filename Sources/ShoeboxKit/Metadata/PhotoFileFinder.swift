@@ -56,9 +56,6 @@ public enum PhotoFileFinder {
     static func looksLikePhoto(_ path: String) -> Bool {
         let ext = (path as NSString).pathExtension.lowercased()
         if photoExtensions.contains(ext) { return true }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let prefix = (try? handle.read(upToCount: FormatSniffer.prefixLength)) ?? Data()
-        return FormatSniffer.sniff(prefix) != nil
+        return FormatSniffer.sniff(fileAt: path) != nil
     }
 }

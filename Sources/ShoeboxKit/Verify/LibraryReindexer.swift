@@ -166,7 +166,7 @@ public struct LibraryReindexer: Sendable {
                 changed.insert(expected.sha256)
                 report.changedFiles.append(chosen.path)
                 report.originalsFromJournal += 1
-            } else if let format = Self.sniff(layout.absolute(chosen.path)) {
+            } else if let format = FormatSniffer.sniff(fileAt: layout.absolute(chosen.path)) {
                 let record = recordFromFile(chosen, sha256: sha, format: format)
                 all.append(record)
                 unjournaled.append(record)
@@ -195,13 +195,6 @@ public struct LibraryReindexer: Sendable {
             gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude,
             gpsAltitude: metadata?.gps?.altitude, orientation: metadata?.orientation,
             addedAt: Timestamp.iso8601(modified))
-    }
-
-    private static func sniff(_ path: String) -> ImageFormat? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        let prefix = (try? handle.read(upToCount: FormatSniffer.prefixLength)) ?? Data()
-        return FormatSniffer.sniff([UInt8](prefix))
     }
 
     // MARK: Installing the new catalog
