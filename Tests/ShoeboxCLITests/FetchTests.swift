@@ -466,6 +466,18 @@ final class FetchTests: XCTestCase {
             .allSources().map(\.url).filter { $0.hasSuffix("/z") }, [], "nothing fetched in place of the line with a NUL")
     }
 
+    func testAPhotoPipedInAsTheListIsRefused() throws {
+        var photo = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0])
+        for line in 0..<200 { photo += Data("\u{1B}[31m junk \(line)\n".utf8) }
+        for arguments in [["-"], ["-", "--strict"]] {
+            let output = try runner.run(arguments, stdin: photo)
+            XCTAssertEqual(output.status, 2, "\(arguments): \(output.stderr)")
+            XCTAssertTrue(output.stderr.contains("<stdin> is a JPEG image, not a text list of URLs"), output.stderr)
+            XCTAssertFalse(output.stderr.contains("<stdin>:2"), "no line of the photo reported: \(output.stderr)")
+            XCTAssertEqual(output.records.count, 0)
+        }
+    }
+
     func testListFromStdinAndURLOption() throws {
         let fromStdin = server.url("/photo/in?seed=in"), fromOption = server.url("/photo/opt?seed=opt")
         let output = try runner.run(["-", "--url", fromOption], stdin: Data("\(fromStdin)\n".utf8))

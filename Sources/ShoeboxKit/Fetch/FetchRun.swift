@@ -69,6 +69,9 @@ public final class FetchRun: @unchecked Sendable {
                     return interrupted
                 }
                 configuration.spooledStdin = spooled
+                if let what = URLListReader.binaryContent(spooled) {
+                    throw URLListReader.ReadError.notText(path: "<stdin>", what: what)
+                }
                 lists = lists.map { $0 == "-" ? spooled : $0 }
             }
             try checkStrict(lists)

@@ -37,6 +37,14 @@ final class LineReader {
         }
     }
 
+    /// Reads an open descriptor it does not own (a pipe, for tests).
+    init(descriptor: Int32, name: String, maxLineLength: Int = 1 << 20) {
+        self.name = name
+        self.maxLineLength = maxLineLength
+        fd = descriptor
+        ownsDescriptor = false
+    }
+
     deinit {
         if ownsDescriptor { close(fd) }
     }
@@ -76,6 +84,13 @@ final class LineReader {
             start = buffer.count
         }
         return .tooLong(start: shown, bytes: bytes)
+    }
+
+    /// What one read gives before any line is taken (stdin's first bytes, at most
+    /// `limit`), without waiting for more: a slow producer's first URL is not held up.
+    func firstBytes(limit: Int) throws -> ArraySlice<UInt8> {
+        if buffer.isEmpty && !atEnd { try fill() }
+        return buffer[start..<min(buffer.count, start + limit)]
     }
 
     /// The first bytes of the line at `start`, to name it in a message.

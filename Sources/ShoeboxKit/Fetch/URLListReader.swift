@@ -63,8 +63,14 @@ public final class URLListReader {
     static func binaryContent(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 4096), !head.isEmpty else { return nil }
-        let bytes = [UInt8](head)
+        guard let head = try? handle.read(upToCount: binarySampleSize) else { return nil }
+        return binaryContent(head: [UInt8](head))
+    }
+
+    static let binarySampleSize = 4096
+
+    static func binaryContent<Bytes: Collection<UInt8>>(head bytes: Bytes) -> String? {
+        guard !bytes.isEmpty else { return nil }
         if let format = FormatSniffer.sniff(bytes) { return "a \(format.rawValue.uppercased()) image" }
         let nuls = bytes.reduce(0) { $0 + ($1 == 0 ? 1 : 0) }
         return nuls >= 16 && nuls * 100 >= bytes.count ? "binary data (or UTF-16 text)" : nil
@@ -78,6 +84,7 @@ public final class URLListReader {
                 currentName = pending.removeFirst()
                 current = try LineReader(path: currentName)
                 lineNumber = 0
+                if currentName == "-" { try checkStdinIsText(current!) }
             }
             guard let reader = current, let line = try reader.nextLine() else {
                 current = nil
@@ -95,6 +102,14 @@ public final class URLListReader {
                     return entry
                 }
             }
+        }
+    }
+
+    /// Stdin cannot be checked before the run as files are (nothing read can be
+    /// read again): its first read is checked when the run comes to it.
+    private func checkStdinIsText(_ reader: LineReader) throws {
+        if let what = Self.binaryContent(head: try reader.firstBytes(limit: Self.binarySampleSize)) {
+            throw ReadError.notText(path: "<stdin>", what: what)
         }
     }
 

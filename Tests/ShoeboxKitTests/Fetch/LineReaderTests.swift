@@ -55,6 +55,30 @@ final class LineReaderTests: XCTestCase {
         XCTAssertNil(try reader.next())
     }
 
+    func testStdinsFirstBytesComeFromOneReadWithoutWaitingForMore() throws {
+        var ends: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ends), 0)
+        defer { close(ends[0]) }
+        let first = Array("http://a.test/1\n".utf8)
+        XCTAssertEqual(first.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }, first.count)
+        let writeEnd = ends[1]
+        // The producer sends more only after a pause; a reader that waits for a full
+        // sample gets everything only then.
+        let producer = Thread {
+            Thread.sleep(forTimeInterval: 3)
+            _ = "http://a.test/2\n".utf8CString.withUnsafeBytes { write(writeEnd, $0.baseAddress, 16) }
+            close(writeEnd)
+        }
+        producer.start()
+        let reader = LineReader(descriptor: ends[0], name: "-")
+        let started = Date()
+        XCTAssertEqual(Array(try reader.firstBytes(limit: URLListReader.binarySampleSize)), first)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "the first URL waited for the producer's next one")
+        XCTAssertEqual(try reader.nextLine(), .text("http://a.test/1"), "the bytes looked at are not consumed")
+        XCTAssertEqual(try reader.nextLine(), .text("http://a.test/2"))
+        XCTAssertNil(try reader.nextLine())
+    }
+
     func testAPhotoOrBinaryDataGivenAsTheListIsRefusedUpFront() throws {
         let jpeg = try file([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0])
         XCTAssertThrowsError(try URLListReader.checkReadable([jpeg])) { error in
