@@ -303,6 +303,20 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(more, ["originals/2020/01/02/img-4.jpg", "originals/2020/01/02/Img-5.jpg"])
     }
 
+    func testNamesSentDecomposedAreStoredComposedAndCollideWithTheComposedName() throws {
+        // "café" as a Mac uploads it (e + U+0301) and as typed elsewhere (U+00E9): one name
+        // on macOS file systems, so one name here too.
+        let decomposed = server.url("/photo/cafe%CC%81.jpg?seed=nfd&date=2020:01:03%2003:04:05")
+        let composed = server.url("/photo/caf%C3%A9.jpg?seed=nfc&date=2020:01:03%2003:04:05")
+        let output = try runner.fetch([decomposed, composed], ["--jobs", "1"])
+        let paths = output.records.compactMap { $0["path"] as? String }.map { Array($0.utf8) }.sorted { $0.count < $1.count }
+        XCTAssertEqual(paths, [Array("originals/2020/01/03/caf\u{E9}.jpg".utf8), Array("originals/2020/01/03/caf\u{E9}-2.jpg".utf8)],
+                       "byte for byte NFC: \(output.records.compactMap { $0["path"] as? String }.map { Array($0.unicodeScalars) })")
+        for path in paths {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: runner.library.path + "/" + String(decoding: path, as: UTF8.self)))
+        }
+    }
+
     func testURLListedTwiceIsFetchedOnce() throws {
         let url = server.url("/photo/twice?seed=twice")
         let output = try runner.fetch([url, url, "  \(url)  "])

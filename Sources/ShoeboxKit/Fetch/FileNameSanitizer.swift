@@ -2,7 +2,9 @@ import Foundation
 
 /// Turns a URL's last path segment into a safe, portable file name stem:
 /// percent-decoded, no separators, no `..`, no control or reserved characters,
-/// at most 100 bytes of UTF-8.
+/// at most 100 bytes of UTF-8, in Unicode NFC (the form macOS file systems treat
+/// as the same name as NFD: "café" sent decomposed must not become a second name
+/// that collides with the first once the library is copied there).
 public enum FileNameSanitizer {
     public static let maxBytes = 100
 
@@ -43,7 +45,7 @@ public enum FileNameSanitizer {
 
     public static func sanitize(_ name: String) -> String? {
         var scalars = String.UnicodeScalarView()
-        for scalar in name.unicodeScalars {
+        for scalar in name.precomposedStringWithCanonicalMapping.unicodeScalars {
             scalars.append(isAllowed(scalar) ? scalar : "_")
         }
         var result = trimmed(String(scalars))

@@ -57,6 +57,12 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertLessThanOrEqual(long.utf8.count, 100)
         XCTAssertEqual(long.utf8.count, 100, "cut on a character boundary")
         XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/bad%FFutf8"), "bad_utf8")
+        // Swift's == ignores the normalization form; the file system does not.
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/cafe%CC%81.jpg").map { Array($0.utf8) }, Array("caf\u{E9}".utf8))
+        XCTAssertEqual(FileNameSanitizer.sanitize("A\u{30A}ngstro\u{308}m").map { Array($0.utf8) }, Array("\u{C5}ngstr\u{F6}m".utf8))
+        let decomposedLong = FileNameSanitizer.stem(fromURLPath: "/" + String(repeating: "e%CC%81", count: 80))!
+        XCTAssertEqual(Array(decomposedLong.utf8), Array(String(repeating: "\u{E9}", count: 50).utf8),
+                       "composed before cutting to 100 bytes: 50 letters, not 33")
         // A % without two hex digits after it is kept, and nothing after it is lost.
         XCTAssertEqual(FileNameSanitizer.percentDecoded("a%4"), "a%4")
         XCTAssertEqual(FileNameSanitizer.percentDecoded("100%"), "100%")
