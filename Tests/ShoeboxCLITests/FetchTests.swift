@@ -177,9 +177,15 @@ final class FetchTests: XCTestCase {
 
     func testRetryAfterIsCappedByMaxRetryWait() throws {
         let url = server.url("/flaky/cap?status=503&times=1&retry_after=30")
-        let output = try runner.fetch([url], ["--max-retry-wait", "1"])
+        // Past 2^64 seconds, libcurl's own reading is 0: the server that asks for the
+        // longest wait would be retried at once.
+        let huge = server.url("/flaky/huge?status=503&times=1&retry_after=18446744073709551616")
+        let output = try runner.fetch([url, huge], ["--max-retry-wait", "1"])
         XCTAssertEqual(output.outcome(url), "stored")
         XCTAssertLessThan(try server.firstRetryDelay("flaky/cap"), 3)
+        XCTAssertEqual(output.outcome(huge), "stored")
+        XCTAssertGreaterThanOrEqual(try server.firstRetryDelay("flaky/huge"), 0.9, "waits the whole --max-retry-wait")
+        XCTAssertLessThan(try server.firstRetryDelay("flaky/huge"), 3)
     }
 
     func testTruncatedBodyIsRetriedAndAlwaysTruncatedFails() throws {

@@ -21,11 +21,7 @@ struct ResponseInfo {
         if shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK, code > 0 { status = code }
         contentType = Self.string(handle, CURLINFO_CONTENT_TYPE)
         effectiveURL = Self.string(handle, CURLINFO_EFFECTIVE_URL)
-        var retry: curl_off_t = -1
-        if shim_curl_getinfo_off(handle, CURLINFO_RETRY_AFTER, &retry) == CURLE_OK, retry >= 0,
-           let header = Self.header(handle, "Retry-After"), Self.isRetryAfter(header) {
-            retryAfter = Double(retry)
-        }
+        retryAfter = Self.header(handle, "Retry-After").flatMap { Self.retryAfterSeconds($0) }
         etag = Self.header(handle, "ETag")
         lastModified = Self.header(handle, "Last-Modified")
         var count = 0
@@ -43,11 +39,16 @@ struct ResponseInfo {
         return version < Int(CURL_HTTP_VERSION_2_0) && !framed
     }
 
-    /// RFC 9110: delay-seconds (digits only) or an HTTP date. libcurl reads anything
-    /// else as 0, which would mean "retry at once" to a server asking us to slow down.
-    static func isRetryAfter(_ value: String) -> Bool {
-        if !value.isEmpty && value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return true }
-        return curl_getdate(value, nil) > 0
+    /// RFC 9110: delay-seconds (digits only) or an HTTP date; nil for anything else.
+    /// Read here, not by libcurl, which reads garbage and delays past 2^63 as 0: "retry
+    /// at once" to a server asking us to slow down. A delay too long for any clock
+    /// stays long (infinity), for --max-retry-wait to cap.
+    static func retryAfterSeconds(_ value: String, now: time_t = time(nil)) -> Double? {
+        let text = value.trimmingWhitespace()
+        if !text.isEmpty && text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return Double(text) }
+        let date = curl_getdate(text, nil)
+        guard date > 0 else { return nil }
+        return Double(max(0, date - now))
     }
 
     private static func string(_ handle: UnsafeMutableRawPointer, _ info: CURLINFO) -> String? {

@@ -95,6 +95,20 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(policy.delay(after: 1, retryAfter: 7, random: 0), 7)
         XCTAssertEqual(policy.delay(after: 1, retryAfter: 500, random: 0), 120, "Retry-After is capped")
         XCTAssertEqual(RetryPolicy(maxRetries: 30, baseDelay: 1, maxWait: 10).delay(after: 30, retryAfter: nil, random: 1), 10)
+
+        XCTAssertEqual(ResponseInfo.retryAfterSeconds("120"), 120)
+        XCTAssertEqual(ResponseInfo.retryAfterSeconds(" 7 "), 7)
+        for huge in ["18446744073709551616", "9223372036854775808", String(repeating: "9", count: 400)] {
+            let seconds = ResponseInfo.retryAfterSeconds(huge)
+            XCTAssertGreaterThan(seconds ?? 0, 9e18, huge)
+            XCTAssertEqual(policy.delay(after: 1, retryAfter: seconds, random: 0), 120, "\(huge) waits the longest, not at all")
+        }
+        for unreadable in ["", "soon", "-5", "1e3", "0x10", "nan", "inf"] {
+            XCTAssertNil(ResponseInfo.retryAfterSeconds(unreadable), unreadable)
+        }
+        let date = 1_445_412_480  // Wed, 21 Oct 2015 07:28:00 GMT
+        XCTAssertEqual(ResponseInfo.retryAfterSeconds("Wed, 21 Oct 2015 07:28:00 GMT", now: date - 30), 30)
+        XCTAssertEqual(ResponseInfo.retryAfterSeconds("Wed, 21 Oct 2015 07:28:00 GMT", now: date + 30), 0, "a date past means now")
     }
 
     func testByteSize() {
