@@ -199,6 +199,28 @@ final class FetchTests: XCTestCase {
         try runner.assertConsistent()
     }
 
+    func testMaxSizeIsForTheImageNotForErrorOrRedirectPages() throws {
+        // Pages over --max-size with their Content-Length: libcurl's own limit refused them all.
+        let retried = server.url("/flaky/ep?status=503&times=1&page=150000")
+        let missing = server.url("/flaky/gone?status=404&times=1&page=150000")
+        let redirected = server.url("/redirect-to/rb?to=%2Fphoto%2Frb-target%3Fseed%3Drb&page=150000")
+        let hugeRedirect = server.url("/redirect-to/huge?to=%2Fphoto%2Fhuge-target%3Fseed%3Dhuge&page=8000000")
+        let output = try runner.fetch([retried, missing, redirected, hugeRedirect], ["--max-size", "100K"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.outcome(retried), "stored", output.stderr)
+        XCTAssertEqual(output.record(retried)?["attempts"] as? Int, 2)
+        XCTAssertEqual(output.outcome(missing), "failed")
+        XCTAssertEqual(output.record(missing)?["reason"] as? String, "HTTP 404 Not Found")
+        XCTAssertEqual(output.outcome(redirected), "stored", output.stderr)
+        XCTAssertEqual(output.outcome(hugeRedirect), "failed")
+        let reason = output.record(hugeRedirect)?["reason"] as? String ?? ""
+        XCTAssertTrue(reason.contains("HTTP 302") && reason.contains("1.0 MiB"), reason)
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertLessThan(try server.bytesSent("huge"), 4_000_000, "a redirect's long page is not read to its end")
+        XCTAssertEqual(try server.requestTimes("huge-target").count, 0)
+        try runner.assertConsistent()
+    }
+
     func testOversizeIsRefusedWithoutDownloadingItAll() throws {
         let declared = server.url("/big/declared?size=8000000&cl=1")
         let undeclared = server.url("/big/undeclared?size=8000000&cl=0")

@@ -173,7 +173,9 @@ public final class TransferEngine: @unchecked Sendable {
         string(CURLOPT_USERAGENT, options.userAgent)
         if let caCertificates = options.caCertificates { string(CURLOPT_CAINFO, caCertificates) }
         if let resolveList { shim_curl_setopt_slist(handle, CURLOPT_RESOLVE, resolveList) }
-        shim_curl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxSize))
+        // No CURLOPT_MAXFILESIZE: libcurl applies it to every response, so a redirect or
+        // a 503 with a long page would be refused instead of followed or retried.
+        // TransferState checks the size of the final 2xx body only.
         if let etag = state.request.etag {
             headerList(for: handle, adding: "If-None-Match: \(etag)")
         } else if let lastModified = state.request.lastModified {

@@ -75,6 +75,10 @@ final class TransferState {
     /// Called by curl's progress callback (about once a second, and on every read):
     /// false when nothing arrived for `stallTimeout` seconds, which aborts the transfer.
     func checkProgress(downloaded: Int64) -> Bool {
+        if !statusChecked && downloaded > Self.drainLimit, let status = ignoredBodyStatus() {
+            abortReason = "HTTP \(status) with a page over \(ByteSize.format(Self.drainLimit)); not read to its end"
+            return false
+        }
         let now = TransferEngine.now()
         if downloaded != lastByteCount {
             lastByteCount = downloaded
@@ -87,6 +91,15 @@ final class TransferState {
             return false
         }
         return true
+    }
+
+    /// The status of a response whose body libcurl reads without handing it over (a
+    /// redirect's page, read to its end to keep the connection); nil for any other.
+    private func ignoredBodyStatus() -> Int? {
+        var status = 0
+        guard let handle, shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK,
+              !(200..<300).contains(status) else { return nil }
+        return status
     }
 
     /// Whether the current attempt was aborted for stalling (retryable).
@@ -146,12 +159,12 @@ final class TransferState {
             var status = 0
             shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             discarding = !(200..<300).contains(status)
-            if !discarding && !startDecoding() { return 0 }
+            if !discarding && (!declaredSizeFits() || !startDecoding()) { return 0 }
         }
         if discarding {
             bytes += Int64(data.count)
             // Drain small error pages to keep the connection; abort big ones.
-            return bytes > 1 << 20 ? 0 : data.count
+            return bytes > Self.drainLimit ? 0 : data.count
         }
         guard let decoder else { return accept(data) ? data.count : 0 }
         do {
@@ -160,6 +173,20 @@ final class TransferState {
             abortReason = "corrupt \(decoder.coding) body: it does not decode"
             return 0
         }
+    }
+
+    /// The most of a body that is not stored (an error page, a redirect's page) read
+    /// before the connection is given up instead.
+    static let drainLimit: Int64 = 1 << 20
+
+    /// False (transfer refused) when the 2xx body's Content-Length is over --max-size.
+    private func declaredSizeFits() -> Bool {
+        var declared: curl_off_t = -1
+        guard let handle, shim_curl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK,
+              Int64(declared) > maxSize else { return true }
+        abortReason = "Content-Length exceeds --max-size (\(ByteSize.format(maxSize))); not downloaded"
+        oversize = true
+        return false
     }
 
     /// Sets up decoding for a Content-Encoding; false (transfer aborted) for one it cannot decode.

@@ -56,9 +56,6 @@ struct TransferVerdict {
 
     private mutating func judgeError(_ code: CURLcode, response: ResponseInfo, detail: String, state: TransferState) {
         switch code {
-        case CURLE_FILESIZE_EXCEEDED:
-            failure = "Content-Length exceeds --max-size (\(ByteSize.format(state.maxSize))); not downloaded"
-            refused = true
         case CURLE_PARTIAL_FILE:
             failure = "truncated body: \(detail)"
             retryable = true

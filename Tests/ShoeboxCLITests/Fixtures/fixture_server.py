@@ -218,6 +218,9 @@ class Handler(BaseHTTPRequestHandler):
         n = self.note("flaky/" + key)
         if n <= int(q.get("times", "1")):
             headers = {"Retry-After": q["retry_after"]} if "retry_after" in q else {}
+            if "page" in q:
+                self.send_page(int(q.get("status", "503")), int(q["page"]), key, headers)
+                return
             self.send_body(int(q.get("status", "503")), b"try later", "text/plain", headers)
         else:
             self.send_body(200, self.photo_bytes(key, q))
@@ -294,7 +297,34 @@ class Handler(BaseHTTPRequestHandler):
         self.redirect("/redirect-loop/x")
 
     def route_redirect_to(self, key, q):
+        if "page" in q:
+            self.send_page(302, int(q["page"]), key, {"Location": q["to"]})
+            return
         self.redirect(q["to"])
+
+    def send_page(self, status, size, key, headers):
+        """An HTML page of `size` bytes with its Content-Length, sent in pieces; the bytes
+        sent so far are kept under `key` (see /_sent/)."""
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html")
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        sent = 0
+        try:
+            while sent < size:
+                piece = min(65536, size - sent)
+                self.wfile.write(b"<p>" + b"x" * (piece - 3) if piece > 3 else b"x" * piece)
+                self.wfile.flush()
+                sent += piece
+                with state_lock:
+                    sent_bytes[key] = sent
+                if size > 1 << 20:
+                    time.sleep(0.002)
+        finally:
+            with state_lock:
+                sent_bytes[key] = sent
 
     def redirect(self, location):
         self.send_response(302)
