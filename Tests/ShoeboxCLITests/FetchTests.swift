@@ -221,6 +221,32 @@ final class FetchTests: XCTestCase {
         try runner.assertConsistent()
     }
 
+    func testABodyCutWhereNothingGivesItsLengthIsRetriedNeverStored() throws {
+        // Without Content-Length or chunks, only the image's own structure tells a cut body.
+        let whole = server.url("/close-delimited/whole?seed=whole")
+        let once = server.url("/close-delimited/once?seed=once&cut=once")
+        let always = server.url("/close-delimited/always?seed=always&cut=always")
+        let tiny = server.url("/close-delimited/tiny?seed=tiny&cut=tiny")
+        let conflicting = server.url("/conflicting-length/c?seed=c")
+        let output = try runner.fetch([whole, once, always, tiny, conflicting], ["--retries", "1"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.outcome(whole), "stored", output.stderr)
+        XCTAssertEqual(output.record(whole)?["attempts"] as? Int, 1)
+        XCTAssertEqual(output.outcome(once), "stored", output.stderr)
+        XCTAssertEqual(output.record(once)?["attempts"] as? Int, 2)
+        for url in [always, tiny] {
+            XCTAssertEqual(output.outcome(url), "failed", url)
+            XCTAssertEqual(output.record(url)?["attempts"] as? Int, 2, url)
+            let reason = output.record(url)?["reason"] as? String ?? ""
+            XCTAssertTrue(reason.contains("connection closed before the end of the JPEG image"), reason)
+        }
+        XCTAssertEqual(output.outcome(conflicting), "failed")
+        XCTAssertTrue((output.record(conflicting)?["reason"] as? String ?? "").contains("conflicting Content-Length"), output.stderr)
+        XCTAssertEqual(try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+            .countOriginals(), 2, "nothing cut was stored")
+        try runner.assertConsistent()
+    }
+
     func testOversizeIsRefusedWithoutDownloadingItAll() throws {
         let declared = server.url("/big/declared?size=8000000&cl=1")
         let undeclared = server.url("/big/undeclared?size=8000000&cl=0")

@@ -29,8 +29,7 @@ struct ResponseInfo {
     }
 
     /// Whether the body ends where the connection closed (HTTP/1 without Content-Length or
-    /// chunked framing), so a cut-off body cannot be told from a whole one. Asked only of an
-    /// empty body, not built into every response.
+    /// chunked framing), so a cut-off body cannot be told from a whole one by its framing.
     static func isDelimitedByClose(_ handle: UnsafeMutableRawPointer) -> Bool {
         var version = 0
         _ = shim_curl_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
@@ -55,6 +54,18 @@ struct ResponseInfo {
         var pointer: UnsafePointer<CChar>?
         guard shim_curl_getinfo_string(handle, info, &pointer) == CURLE_OK, let pointer else { return nil }
         return String(cString: pointer)
+    }
+
+    /// Every value of a header the final response repeats, in order.
+    static func headerValues(_ handle: UnsafeMutableRawPointer, _ name: String) -> [String] {
+        var header: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+              let count = header?.pointee.amount else { return [] }
+        return (0..<count).compactMap { index in
+            guard curl_easy_header(handle, name, index, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+                  let value = header?.pointee.value else { return nil }
+            return String(cString: value).trimmingWhitespace()
+        }
     }
 
     /// A header of the final response (after redirects), through curl's header API.

@@ -16,6 +16,8 @@ final class TransferState {
     private var writer: BodyWriter?
     /// Decodes a body sent with a Content-Encoding (nil for plain bodies).
     private var decoder: ContentDecoder?
+    /// Follows the image's structure when nothing else tells where the body ends.
+    private var endTracker: ImageEndTracker?
     /// True when the body was drained because the status was not 2xx.
     var discardedErrorBody: Bool { discarding }
     private(set) var bytes: Int64 = 0
@@ -64,6 +66,7 @@ final class TransferState {
         stalled = false
         oversize = false
         decoder = nil
+        endTracker = nil
         discarding = false
         statusChecked = false
         writeError = nil
@@ -159,7 +162,10 @@ final class TransferState {
             var status = 0
             shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             discarding = !(200..<300).contains(status)
-            if !discarding && (!declaredSizeFits() || !startDecoding()) { return 0 }
+            if !discarding {
+                guard declaredSizeFits(), lengthIsConsistent(), startDecoding() else { return 0 }
+                if let handle, ResponseInfo.isDelimitedByClose(handle) { endTracker = ImageEndTracker() }
+            }
         }
         if discarding {
             bytes += Int64(data.count)
@@ -188,6 +194,21 @@ final class TransferState {
         oversize = true
         return false
     }
+
+    /// False (transfer aborted) when the response has Content-Length headers that disagree:
+    /// libcurl believes one of them, and a body cut to it would pass for whole.
+    private func lengthIsConsistent() -> Bool {
+        guard let handle else { return true }
+        let lengths = Set(ResponseInfo.headerValues(handle, "Content-Length"))
+        guard lengths.count > 1 else { return true }
+        abortReason = "conflicting Content-Length headers (\(lengths.sorted().joined(separator: ", "))): the body's length cannot be known"
+        return false
+    }
+
+    /// Whether a body delimited by the connection's close stopped before the end its
+    /// image format declares (the connection was cut); false when it did not, or when
+    /// the body had a length to check against or a format that is not judged.
+    var endsBeforeImageEnd: Bool { endTracker?.isComplete == false }
 
     /// Sets up decoding for a Content-Encoding; false (transfer aborted) for one it cannot decode.
     private func startDecoding() -> Bool {
@@ -219,6 +240,7 @@ final class TransferState {
             writeError = error
             return false
         }
+        endTracker?.consume(data)
         if prefix.count < FormatSniffer.prefixLength {
             prefix += data.prefix(FormatSniffer.prefixLength - prefix.count)
         }

@@ -41,6 +41,11 @@ struct TransferVerdict {
             if let coding = state.unfinishedCoding {
                 failure = "truncated body: its \(coding) stream ends before its end"
                 retryable = true
+            } else if state.endsBeforeImageEnd {
+                let format = FormatSniffer.sniff(state.prefix).map { "\($0.rawValue.uppercased()) " } ?? ""
+                failure = "truncated body: the connection closed before the end of the \(format)image"
+                    + " (no Content-Length or chunked framing to check the length against)"
+                retryable = true
             } else if state.bytes == 0 && status != 204 && status != 205,
                       let handle = state.handle, ResponseInfo.isDelimitedByClose(handle) {
                 // Nothing says where the body should have ended: a connection closed

@@ -239,6 +239,37 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send_body(200, body)
 
+    def route_close_delimited(self, key, q):
+        """HTTP/1 with neither Content-Length nor chunked framing: the body ends where the
+        connection closes. cut=once|always|tiny cuts it (60% of the photo, or 4 bytes)."""
+        n = self.note("close/" + key)
+        body = self.photo_bytes(key, q)
+        cut = q.get("cut", "never")
+        if cut == "tiny":
+            body = body[:4]
+        elif cut == "always" or (cut == "once" and n == 1):
+            body = body[: len(body) * 6 // 10]
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+        self.close_connection = True
+
+    def route_conflicting_length(self, key, q):
+        """Two Content-Length headers that disagree; the body is cut to the smaller."""
+        self.note("conflict/" + key)
+        body = self.photo_bytes(key, q)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Content-Length", "5")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body[:5])
+        self.wfile.flush()
+        self.close_connection = True
+
     def route_truncate_once(self, key, q):
         self.truncated(key, q, False)
 

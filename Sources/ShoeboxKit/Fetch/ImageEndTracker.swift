@@ -1,0 +1,172 @@
+import Foundation
+
+/// Follows an image's own structure as its bytes arrive, to tell whether the body
+/// reached the end its format declares: JPEG's end marker, PNG's IEND chunk, the
+/// last box of a HEIF/AVIF file, the sizes WebP and BMP declare, GIF's trailer.
+/// An HTTP/1 body delimited by the connection's close has nothing else to tell a
+/// cut-off image from a whole one. Other formats (TIFF, raw) are not judged.
+struct ImageEndTracker {
+    private enum Header {
+        case sniff, pngSignature, pngChunk, box, largeBox, jpegLength
+    }
+
+    private indirect enum Step {
+        /// Collecting a fixed-size header into `pending`.
+        case header(Int, Header)
+        case skip(Int64, then: Step)
+        case jpegMarkerStart
+        case jpegMarkerCode
+        /// JPEG entropy-coded data, looking for the next marker.
+        case entropy
+        case entropyMarker
+        /// Complete once this many bytes have arrived (WebP, BMP).
+        case declaredSize(Int64)
+        case gifTrailer
+        case complete
+        case notJudged
+    }
+
+    private var step = Step.header(18, .sniff)
+    private var pending: [UInt8] = []
+    private var total: Int64 = 0
+    private var lastByte: UInt8?
+    private var jpegMarker: UInt8 = 0
+    /// HEIF's `meta` or CR3's `moov`, and `mdat`, seen among the top-level boxes.
+    private var sawMetadataBox = false
+    private var sawMediaData = false
+
+    /// true: the image ends where its format says; false: it stops before; nil: not judged.
+    var isComplete: Bool? {
+        switch step {
+        case .complete: return true
+        case .notJudged: return nil
+        case .declaredSize(let size): return total >= size
+        case .gifTrailer: return lastByte == 0x3B
+        case .header(_, .box):
+            // Between two boxes, after the image data: whole. A file cut right after its
+            // metadata box may have had its data there (HEIF's idat): not judged.
+            guard pending.isEmpty, sawMetadataBox else { return false }
+            return sawMediaData ? true : nil
+        case .header(_, .sniff): return FormatSniffer.sniff(pending) == nil ? nil : false  // shorter than 18 bytes
+        default: return false
+        }
+    }
+
+    mutating func consume(_ data: UnsafeRawBufferPointer) {
+        guard !data.isEmpty else { return }
+        total += Int64(data.count)
+        lastByte = data[data.count - 1]
+        var index = 0
+        while index < data.count {
+            switch step {
+            case .complete, .notJudged, .declaredSize, .gifTrailer:
+                return
+            case .skip(let count, let next):
+                let taken = min(Int64(data.count - index), count)
+                index += Int(taken)
+                step = taken == count ? next : .skip(count - taken, then: next)
+            case .header(let size, let kind):
+                let taken = min(size - pending.count, data.count - index)
+                pending += data[index..<index + taken]
+                index += taken
+                if pending.count == size { finishHeader(kind) }
+            case .jpegMarkerStart:
+                step = data[index] == 0xFF ? .jpegMarkerCode : .notJudged
+                index += 1
+            case .jpegMarkerCode:
+                if data[index] != 0xFF { jpegMarkerFound(data[index]) }  // 0xFF: fill byte
+                index += 1
+            case .entropy:
+                guard let marker = Self.firstFF(in: data, from: index) else { return }
+                index = marker + 1
+                step = .entropyMarker
+            case .entropyMarker:
+                let byte = data[index]
+                index += 1
+                switch byte {
+                case 0x00, 0xD0...0xD7: step = .entropy  // a stuffed 0xFF, a restart marker
+                case 0xFF: break
+                default: jpegMarkerFound(byte)
+                }
+            }
+        }
+    }
+
+    private mutating func jpegMarkerFound(_ code: UInt8) {
+        switch code {
+        case 0xD9: step = .complete
+        case 0xD8, 0x01, 0xD0...0xD7: step = .jpegMarkerStart  // markers without a length
+        default:
+            jpegMarker = code
+            step = .header(2, .jpegLength)
+        }
+    }
+
+    private mutating func finishHeader(_ kind: Header) {
+        let bytes = pending
+        pending = []
+        switch kind {
+        case .sniff:
+            step = Self.firstStep(for: bytes)
+            consumeAgain(bytes)
+        case .pngSignature:
+            step = .header(8, .pngChunk)
+        case .pngChunk:
+            let length = Int64(Self.bigEndian(bytes[0..<4]))
+            let isEnd = bytes[4..<8].elementsEqual("IEND".utf8)
+            step = .skip(length + 4, then: isEnd ? .complete : .header(8, .pngChunk))  // data, CRC
+        case .box:
+            let size = Int64(Self.bigEndian(bytes[0..<4]))
+            let type = String(decoding: bytes[4..<8], as: UTF8.self)
+            if type == "meta" || type == "moov" { sawMetadataBox = true }
+            if type == "mdat" { sawMediaData = true }
+            switch size {
+            case 1: step = .header(8, .largeBox)
+            case 8...: step = .skip(size - 8, then: .header(8, .box))
+            default: step = .notJudged  // 0: "to the end of the file"; 2...7: damaged
+            }
+        case .largeBox:
+            let size = Int64(clamping: Self.bigEndian(bytes[0..<8]))
+            step = size >= 16 ? .skip(size - 16, then: .header(8, .box)) : .notJudged
+        case .jpegLength:
+            let length = Int64(Self.bigEndian(bytes[0..<2]))
+            guard length >= 2 else { step = .notJudged; return }
+            step = .skip(length - 2, then: jpegMarker == 0xDA ? .entropy : .jpegMarkerStart)
+        }
+    }
+
+    /// Runs the first bytes, collected to decide the format, through its steps.
+    private mutating func consumeAgain(_ bytes: [UInt8]) {
+        let (counted, last) = (total, lastByte)
+        bytes.withUnsafeBytes { consume($0) }
+        (total, lastByte) = (counted, last)
+    }
+
+    private static func firstStep(for head: [UInt8]) -> Step {
+        func littleEndian(_ range: Range<Int>) -> Int64 {
+            range.reversed().reduce(0) { $0 << 8 | Int64(head[$1]) }
+        }
+        if head.starts(with: [0xFF, 0xD8]) { return .jpegMarkerStart }
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .header(8, .pngSignature) }
+        if head[4..<8].elementsEqual("ftyp".utf8) { return .header(8, .box) }
+        if head.starts(with: "GIF8".utf8) { return .gifTrailer }
+        if head.starts(with: "RIFF".utf8) && head[8..<12].elementsEqual("WEBP".utf8) {
+            return .declaredSize(littleEndian(4..<8) + 8)
+        }
+        if head.starts(with: "BM".utf8), FormatSniffer.sniff(head) == .bmp {
+            let size = littleEndian(2..<6)
+            return size > 26 ? .declaredSize(size) : .notJudged  // some writers put 0 there
+        }
+        return .notJudged
+    }
+
+    private static func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    private static func firstFF(in data: UnsafeRawBufferPointer, from index: Int) -> Int? {
+        guard let base = data.baseAddress,
+              let found = memchr(base + index, 0xFF, data.count - index) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+}
