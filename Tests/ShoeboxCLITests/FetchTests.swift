@@ -371,6 +371,34 @@ final class FetchTests: XCTestCase {
         }
     }
 
+    func testBytesOfAnOriginalWhoseFileIsGonePutItBack() throws {
+        let first = server.url("/photo/lost.jpg?seed=lost&date=2020:01:04%2003:04:05")
+        let stored = try runner.fetch([first])
+        let path = try XCTUnwrap(stored.record(first)?["path"] as? String)
+        let file = runner.library.appendingPathComponent(path).path
+        try FileManager.default.removeItem(atPath: file)
+
+        // The same bytes under another URL, twice in one batch, and again through --refresh.
+        let other = server.url("/photo/other.jpg?seed=lost&date=2020:01:04%2003:04:05")
+        let third = server.url("/photo/third.jpg?seed=lost&date=2020:01:04%2003:04:05")
+        let again = try runner.fetch([other, third], ["--jobs", "1"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(again.outcome(other), "duplicate")
+        XCTAssertEqual(again.record(other)?["path"] as? String, path)
+        let warnings = (again.records.flatMap { $0["warnings"] as? [String] ?? [] }).filter { $0.hasPrefix("restored:") }
+        XCTAssertEqual(warnings.count, 1, "put back once: \(warnings)")
+        XCTAssertEqual(try SHA256Hasher.hashFile(atPath: file).sha256, stored.record(first)?["sha256"] as? String)
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o444, "read-only like every original")
+        try runner.assertConsistent()
+
+        try FileManager.default.removeItem(atPath: file)
+        let refreshed = try runner.fetch([first], ["--refresh"])
+        XCTAssertEqual(refreshed.outcome(first), "unchanged")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file), "--refresh put it back too")
+        try runner.assertConsistent()
+    }
+
     func testURLListedTwiceIsFetchedOnce() throws {
         let url = server.url("/photo/twice?seed=twice")
         let output = try runner.fetch([url, url, "  \(url)  "])

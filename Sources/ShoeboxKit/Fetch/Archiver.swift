@@ -19,6 +19,8 @@ final class Archiver {
     private var sources: [SourceRecord] = []
     /// Content staged in this batch, by hash: the path it will get.
     private var stagedPaths: [String: String] = [:]
+    /// Originals whose missing files this batch puts back, by hash: their paths.
+    private var restoring: [String: String] = [:]
     /// Paths given out in this batch, lower-cased: names differing by case only collide too.
     private var reservedPaths: Set<String> = []
 
@@ -102,11 +104,12 @@ final class Archiver {
         source.sha256 = sha256
 
         if let existing = try discarding(file, onError: { try catalog.original(sha256: sha256) }) {
-            store.discard(file)
-            // --refresh against a server that ignores validators: the same bytes again for this URL.
-            let previous = transfer.request.isConditional ? try catalog.source(url: result.url) : nil
+            // --refresh (with no validator to send, or a server that ignores them): the same
+            // bytes again for this URL.
+            let previous = try discarding(file) { try catalog.source(url: result.url) }
             result.outcome = previous?.sha256 == sha256 ? .unchanged : .duplicate
             fill(&result, with: existing)
+            try restoreIfMissing(existing, from: file, &result)
             return
         }
         if let path = stagedPaths[sha256] {
@@ -149,6 +152,18 @@ final class Archiver {
         fill(&result, with: record)
     }
 
+    /// Puts back the file of a catalogued original that is gone from the library (deleted
+    /// by hand, lost to a disk) with the same bytes, just downloaded; drops them otherwise.
+    private func restoreIfMissing(_ original: OriginalRecord, from file: StagingFile, _ result: inout FetchResult) throws {
+        guard restoring[original.sha256] == nil, !store.exists(path: original.path) else {
+            store.discard(file)
+            return
+        }
+        try store.stage(file, sha256: original.sha256)
+        restoring[original.sha256] = original.path
+        result.warnings.append("restored: \(original.path) was missing from the library; these bytes put it back")
+    }
+
     /// `body`'s value; when it throws, `file` is dropped first (nothing else will).
     private func discarding<T>(_ file: StagingFile, onError body: () throws -> T) throws -> T {
         do {
@@ -185,28 +200,29 @@ final class Archiver {
         guard !results.isEmpty else { return }
         defer { resetBatch() }
         do {
-            if !newOriginals.isEmpty { try store.syncStaged() }
+            if !newOriginals.isEmpty || !restoring.isEmpty { try store.syncStaged() }
             try journal?(newOriginals, sources)
             try catalog.transaction {
                 for original in newOriginals { try catalog.insertOriginal(original) }
                 for source in sources { try catalog.upsertSource(source) }
             }
         } catch {
-            for sha256 in stagedPaths.keys { store.discardStaged(sha256: sha256) }
+            for sha256 in Array(stagedPaths.keys) + Array(restoring.keys) { store.discardStaged(sha256: sha256) }
             reportBatch(failedWith: error)
             throw error
         }
         // Committed: from here a crash is finished by recovery, so publishing errors only warn.
         var publishErrors: [String: String] = [:]
-        for original in newOriginals {
+        let published = newOriginals.map { ($0.sha256, $0.path) } + restoring.map { ($0.key, $0.value) }
+        for (sha256, path) in published {
             do {
-                try store.publish(sha256: original.sha256, to: original.path)
+                try store.publish(sha256: sha256, to: path)
             } catch {
-                publishErrors[original.sha256] = "\(error)"
+                publishErrors[sha256] = "\(error)"
             }
         }
         for var result in results {
-            if let sha = result.sha256, let problem = publishErrors[sha], result.outcome == .stored {
+            if let sha = result.sha256, let problem = publishErrors[sha], result.outcome == .stored || restoring[sha] != nil {
                 result.warnings.append("recorded but not yet in place (\(problem)); the next run finishes it")
                 result.notInPlace = problem
             }
@@ -230,6 +246,7 @@ final class Archiver {
         newOriginals.removeAll(keepingCapacity: true)
         sources.removeAll(keepingCapacity: true)
         stagedPaths.removeAll(keepingCapacity: true)
+        restoring.removeAll(keepingCapacity: true)
         reservedPaths.removeAll(keepingCapacity: true)
     }
 }
