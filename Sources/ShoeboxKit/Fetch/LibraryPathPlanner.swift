@@ -11,22 +11,57 @@ struct LibraryPathPlanner {
         // Cameras with an unset clock write "0000:00:00 00:00:00": skip to the next candidate.
         let candidates = [metadata?.dateTimeOriginal, metadata?.createDate, metadata?.modifyDate].compactMap { $0 }
         for exif in candidates {
-            if let folder = folder(fromEXIFDate: exif) { return (folder, exif, .exif) }
+            if let date = canonicalEXIFDate(exif) { return (folder(fromCanonical: date), date, .exif) }
         }
-        if let lastModified {
-            let parsed = curl_getdate(lastModified, nil)
-            if parsed > 0 { return (folder(from: parsed), Timestamp.exif(parsed), .lastModified) }
+        if let lastModified, let time = lastModifiedTime(lastModified, now: now) {
+            return (folder(from: time), Timestamp.exif(time), .lastModified)
         }
         return (folder(from: now), Timestamp.exif(now), .fetchTime)
     }
 
-    /// "2024:05:01 10:00:00" → "2024/05/01"; nil for dates that are not plausible.
-    static func folder(fromEXIFDate text: String) -> String? {
-        let digits = text.split(whereSeparator: { $0 == ":" || $0 == " " || $0 == "-" || $0 == "T" })
-        guard digits.count >= 3, let year = Int(digits[0]), let month = Int(digits[1]), let day = Int(digits[2]),
-              (1826...2200).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+    /// An EXIF date as "YYYY:MM:DD HH:MM:SS", also from the "2024-05-01T10:00:00" some
+    /// software writes; nil for a day that is not on the calendar (an unset camera
+    /// clock's 0000:00:00, February 30) or a year outside 1826...2200. A time that is
+    /// missing or not a time of day becomes 00:00:00.
+    static func canonicalEXIFDate(_ text: String) -> String? {
+        let numbers = text.split(whereSeparator: { !("0"..."9").contains($0) }).prefix(6).map { Int($0) ?? -1 }
+        guard numbers.count >= 3 else { return nil }
+        let (year, month, day) = (numbers[0], numbers[1], numbers[2])
+        guard (1826...2200).contains(year), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else {
+            return nil
+        }
+        var time = Array(numbers.dropFirst(3)) + Array(repeating: 0, count: 6 - numbers.count)
+        if !((0...23).contains(time[0]) && (0...59).contains(time[1]) && (0...60).contains(time[2])) { time = [0, 0, 0] }
         // The year is four digits by the range above; String(format:) costs ~10 µs a call.
-        return "\(year)/" + (month < 10 ? "0" : "") + "\(month)/" + (day < 10 ? "0" : "") + "\(day)"
+        let two = { (value: Int) in (value < 10 ? "0" : "") + "\(value)" }
+        return "\(year):\(two(month)):\(two(day)) \(two(time[0])):\(two(time[1])):\(two(time[2]))"
+    }
+
+    /// "2024:05:01 10:00:00" (or any form `canonicalEXIFDate` reads) → "2024/05/01".
+    static func folder(fromEXIFDate text: String) -> String? {
+        canonicalEXIFDate(text).map(folder(fromCanonical:))
+    }
+
+    private static func folder(fromCanonical date: String) -> String {
+        String(date.prefix(10)).replacingOccurrences(of: ":", with: "/")
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// A Last-Modified date, nil when not plausible: before 1970, more than a day
+    /// ahead (RFC 9110 forbids a date in the future), or with a year written with
+    /// leading zeros, which libcurl reads as two digits ("0050" as 2050).
+    static func lastModifiedTime(_ text: String, now: time_t) -> time_t? {
+        let parsed = curl_getdate(text, nil)
+        guard parsed > 0, parsed <= now + 86_400 else { return nil }
+        let paddedYear = text.split(separator: " ").contains { $0.count == 4 && $0.first == "0" && $0.allSatisfy(\.isNumber) }
+        return paddedYear ? nil : parsed
     }
 
     static func folder(from time: time_t) -> String {

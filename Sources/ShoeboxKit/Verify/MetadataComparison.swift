@@ -8,7 +8,7 @@ enum MetadataComparison {
         var differences: [String] = []
         // takenAt may be a fallback (Last-Modified, download time) when the file has no
         // plausible EXIF date, so only such a date in the file is compared.
-        if let date = captureDate(metadata), date != recorded.takenAt {
+        if let date = captureDate(metadata), date != recorded.takenAt.flatMap(LibraryPathPlanner.canonicalEXIFDate) ?? recorded.takenAt {
             differences.append("capture time \(quoted(date)) but recorded \(quoted(recorded.takenAt))")
         }
         if normalized(metadata.make) != normalized(recorded.make) {
@@ -24,10 +24,10 @@ enum MetadataComparison {
     }
 
     /// The capture time fetch records: the first plausible of DateTimeOriginal, CreateDate,
-    /// DateTime (cameras with an unset clock write "0000:00:00 00:00:00").
+    /// DateTime (cameras with an unset clock write "0000:00:00 00:00:00"), in EXIF's form.
     static func captureDate(_ metadata: PhotoMetadata) -> String? {
-        [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate].compactMap { $0 }
-            .first { LibraryPathPlanner.folder(fromEXIFDate: $0) != nil }
+        [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate]
+            .lazy.compactMap { $0.flatMap(LibraryPathPlanner.canonicalEXIFDate) }.first
     }
 
     private static func normalized(_ text: String?) -> String? {

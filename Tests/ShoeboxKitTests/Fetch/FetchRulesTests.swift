@@ -169,6 +169,31 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil).folder, "2018/01/02", "invalid DateTimeOriginal falls back")
         XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: "Wed, 21 Oct 2015 07:28:00 GMT").folder, "2015/10/21")
         XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: nil, now: 0).folder, "1970/01/01")
+
+        // Days not on the calendar fall back; other ways of writing a date are read, and recorded in EXIF's form.
+        for (written, canonical) in [("2021:02:30 00:00:00", nil), ("2021:04:31 10:00:00", nil), ("2021:13:01 10:00:00", nil),
+                                     ("2023:02:29 10:00:00", nil), ("2024:02:29 10:00:00", "2024:02:29 10:00:00"),
+                                     ("1900:02:29 10:00:00", nil), ("2000:02:29 10:00:00", "2000:02:29 10:00:00"),
+                                     ("2021-05-06T07:08:09", "2021:05:06 07:08:09"), ("2021:05:06", "2021:05:06 00:00:00"),
+                                     ("2021:05:06 07:08:09.123+02:00", "2021:05:06 07:08:09"),
+                                     ("2021:05:06 25:61:00", "2021:05:06 00:00:00"), ("    :  :     :  :  ", nil)] {
+            XCTAssertEqual(LibraryPathPlanner.canonicalEXIFDate(written), canonical, written)
+        }
+        metadata = PhotoMetadata()
+        metadata.dateTimeOriginal = "2021-05-06T07:08:09"
+        let iso = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil)
+        XCTAssertEqual(iso.folder, "2021/05/06")
+        XCTAssertEqual(iso.takenAt, "2021:05:06 07:08:09")
+        metadata.dateTimeOriginal = "2021:02:30 00:00:00"
+        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil, now: 0).datedBy, .fetchTime)
+
+        // Last-Modified: no future date, no year that libcurl would read as two digits.
+        let now: time_t = 1_700_000_000  // 2023-11-14
+        for (header, folder) in [("Wed, 21 Oct 2015 07:28:00 GMT", "2015/10/21"), ("Sat, 01 Jan 0050 00:00:00 GMT", "2023/11/14"),
+                                 ("Fri, 01 Jan 0099 00:00:00 GMT", "2023/11/14"), ("Fri, 01 Jan 2100 00:00:00 GMT", "2023/11/14"),
+                                 ("Thursday, 21-Oct-15 07:28:00 GMT", "2015/10/21")] {
+            XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: header, now: now).folder, folder, header)
+        }
         XCTAssertEqual(LibraryPathPlanner.stem(url: "http://a.test/", sha256: "abcdef0123456789"), "abcdef012345")
         let taken: Set<String> = ["originals/2020/01/01/a.jpg", "originals/2020/01/01/a-2.jpg"]
         XCTAssertEqual(LibraryPathPlanner.uniquePath(folder: "2020/01/01", stem: "a", fileExtension: "jpg") { taken.contains($0) },
