@@ -36,6 +36,24 @@ final class FetchInterruptionTests: XCTestCase {
                        "every result reported as stored is recorded")
     }
 
+    func testTheSummaryCountsTheURLsCtrlCInterrupted() throws {
+        let stalled = [server.url("/stall/i1?for=20"), server.url("/stall/i2?for=20")]
+        let waiting = server.url("/flaky/iw?status=503&times=5&retry_after=60")
+        let (process, _, err) = try ShoeboxProcess.start(["fetch", "--library", runner.library.path,
+                                                         "--url", stalled[0], "--url", stalled[1], "--url", waiting])
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, try server.requestTimes("flaky/iw").count < 1 || server.requestTimes("stall/i2").count < 1
+            || server.requestTimes("stall/i1").count < 1 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        kill(process.processIdentifier, SIGINT)
+        let stderr = String(decoding: ShoeboxProcess.readAll(err.fileHandleForReading), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130, stderr)
+        XCTAssertTrue(stderr.contains("3 URLs: 3 interrupted"), "two running, one waiting to retry: \(stderr)")
+        try runner.assertConsistent()
+    }
+
     func testListOnAnOpenPipeIsFetchedAsItArrivesAndCtrlCEndsTheWait() throws {
         let (process, stdin, out, err) = try ShoeboxProcess.startFeeding(["fetch", "-", "--library", runner.library.path, "--json"])
         try stdin.write(contentsOf: Data((server.url("/photo/first?seed=pipe1") + "\n").utf8))

@@ -114,6 +114,7 @@ public final class FetchRun: @unchecked Sendable {
         defer { lock.unlock() }
         summary.elapsed = TransferEngine.now() - startTime
         summary.cancelled = cancelFlag.isSet
+        summary.interrupted = engine.interruptedCount
         if let error = fatal ?? engine.stopError {
             summary.stopReason = "\(error)"
         }

@@ -284,7 +284,11 @@ public final class TransferEngine: @unchecked Sendable {
         writing.removeAll()
     }
 
+    /// URLs that were running or waiting to retry when the engine was cancelled.
+    public private(set) var interruptedCount = 0
+
     private func abortAll() {
+        interruptedCount = active.count + retryQueue.count
         for (handle, state) in active {
             curl_multi_remove_handle(multi, handle)
             if let list = conditionalHeaders.removeValue(forKey: handle) { curl_slist_free_all(list) }
