@@ -40,11 +40,16 @@ public enum ContentTypeRules {
         mediaType(contentType).flatMap { mimeTypes[$0] }
     }
 
+    /// A media type as a message shows it: a hostile server's 50 KB type is cut to 100 characters.
+    private static func shown(_ media: String) -> String {
+        media.count > 100 ? media.prefix(100) + "…" : media
+    }
+
     public static func decide(contentType: String?, prefix: [UInt8], bodyBytes: Int64) -> Decision {
         guard bodyBytes > 0 else { return .reject(reason: "empty body") }
         let declared = format(forContentType: contentType)
         guard let sniffed = FormatSniffer.sniff(prefix) else {
-            let what = mediaType(contentType) ?? "no Content-Type"
+            let what = mediaType(contentType).map(shown) ?? "no Content-Type"
             return .reject(reason: "body is not an image (\(what); first bytes \(describe(prefix)))")
         }
         let media = mediaType(contentType)
@@ -52,13 +57,13 @@ public enum ContentTypeRules {
             return .accept(sniffed, warnings: [])
         }
         guard let declared else {
-            return .accept(sniffed, warnings: ["content-type-mismatch: server said \(media!), bytes are \(sniffed.mimeType)"])
+            return .accept(sniffed, warnings: ["content-type-mismatch: server said \(shown(media!)), bytes are \(sniffed.mimeType)"])
         }
         if declared == sniffed { return .accept(sniffed, warnings: []) }
         // Most raw formats are TIFF inside: the declared raw type is more precise than the sniff.
         if declared.isRaw && sniffed == .tiff { return .accept(declared, warnings: []) }
         if [.heic, .heif].contains(declared) && [.heic, .heif].contains(sniffed) { return .accept(sniffed, warnings: []) }
-        return .accept(sniffed, warnings: ["content-type-mismatch: server said \(media!), bytes are \(sniffed.mimeType)"])
+        return .accept(sniffed, warnings: ["content-type-mismatch: server said \(shown(media!)), bytes are \(sniffed.mimeType)"])
     }
 
     private static func describe(_ prefix: [UInt8]) -> String {

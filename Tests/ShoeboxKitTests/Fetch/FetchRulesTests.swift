@@ -32,6 +32,13 @@ final class FetchRulesTests: XCTestCase {
         }
         XCTAssertEqual(warnings.count, 1)
         XCTAssertTrue(warnings[0].hasPrefix("content-type-mismatch"))
+        let hostile = "image/" + String(repeating: "x", count: 50_000)
+        guard case .accept(.jpeg, let long) = ContentTypeRules.decide(contentType: hostile, prefix: jpeg, bodyBytes: 10),
+              case .reject(let reason) = ContentTypeRules.decide(contentType: hostile, prefix: Array("<html>".utf8), bodyBytes: 6) else {
+            return XCTFail("a long type decides as a short one")
+        }
+        XCTAssertLessThan(long[0].count, 200, "a 50 KB Content-Type is not echoed whole")
+        XCTAssertLessThan(reason.count, 300, reason)
         XCTAssertEqual(ContentTypeRules.decide(contentType: "image/x-adobe-dng", prefix: [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0], bodyBytes: 10),
                        .accept(.dng, warnings: []), "a declared raw type refines a TIFF sniff")
         if case .accept = ContentTypeRules.decide(contentType: "text/html", prefix: Array("<html>".utf8), bodyBytes: 6) { XCTFail("HTML accepted") }
