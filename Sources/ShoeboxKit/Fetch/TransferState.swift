@@ -201,7 +201,8 @@ final class TransferState {
         guard let handle else { return true }
         let lengths = Set(ResponseInfo.headerValues(handle, "Content-Length"))
         guard lengths.count > 1 else { return true }
-        abortReason = "conflicting Content-Length headers (\(lengths.sorted().joined(separator: ", "))): the body's length cannot be known"
+        let shown = lengths.sorted().map { $0.count > 20 ? $0.prefix(20) + "…" : $0 }
+        abortReason = "conflicting Content-Length headers (\(shown.joined(separator: ", "))): the body's length cannot be known"
         return false
     }
 
