@@ -124,6 +124,14 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(output.record(broken)?["attempts"] as? Int, 2)
         XCTAssertEqual(try server.requestTimes("status/404").count, 1)
         XCTAssertEqual(try server.requestTimes("status/500").count, 2)
+
+        // The status decides even when its page breaks off before its Content-Length.
+        let cut404 = server.url("/cut-error-page/n?status=404"), cut503 = server.url("/cut-error-page/u?status=503")
+        let cut = try runner.fetch([cut404, cut503], ["--retries", "1"])
+        XCTAssertEqual(cut.record(cut404)?["reason"] as? String, "HTTP 404 Not Found")
+        XCTAssertEqual(try server.requestTimes("cut-error/n").count, 1, "a 404 is never retried")
+        XCTAssertEqual(cut.record(cut503)?["reason"] as? String, "HTTP 503 Service Unavailable")
+        XCTAssertEqual(try server.requestTimes("cut-error/u").count, 2)
         XCTAssertTrue(output.stderr.contains(missing), "failures are named on stderr")
     }
 

@@ -55,13 +55,21 @@ struct LibraryPathPlanner {
     }
 
     /// A Last-Modified date, nil when not plausible: before 1970, more than a day
-    /// ahead (RFC 9110 forbids a date in the future), or with a year written with
-    /// leading zeros, which libcurl reads as two digits ("0050" as 2050).
+    /// ahead (RFC 9110 forbids a date in the future), with a year written with
+    /// leading zeros, which libcurl reads as two digits ("0050" as 2050), or a day
+    /// not on the calendar, which it rolls over (30 Feb as 2 Mar).
     static func lastModifiedTime(_ text: String, now: time_t) -> time_t? {
-        let parsed = curl_getdate(text, nil)
+        var parsed = curl_getdate(text, nil)
         guard parsed > 0, parsed <= now + 86_400 else { return nil }
-        let paddedYear = text.split(separator: " ").contains { $0.count == 4 && $0.first == "0" && $0.allSatisfy(\.isNumber) }
-        return paddedYear ? nil : parsed
+        let words = text.split(whereSeparator: { " ,-".contains($0) })
+        if words.contains(where: { $0.count == 4 && $0.first == "0" && $0.allSatisfy(\.isNumber) }) { return nil }
+        // The day is the first number of one or two digits in all three HTTP date forms.
+        var parts = tm()
+        gmtime_r(&parsed, &parts)
+        if let day = words.first(where: { (1...2).contains($0.count) && $0.allSatisfy(\.isNumber) }), Int(day) != Int(parts.tm_mday) {
+            return nil
+        }
+        return parsed
     }
 
     static func folder(from time: time_t) -> String {

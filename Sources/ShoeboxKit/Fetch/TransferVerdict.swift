@@ -17,7 +17,10 @@ struct TransferVerdict {
             failure = "\(error)"
             return
         }
-        if code == CURLE_OK || (code == CURLE_WRITE_ERROR && state.discardedErrorBody && state.abortReason == nil) {
+        // An error status decides whatever became of its page (drained, cut short, stalled):
+        // a 404 whose page breaks off is still a 404, never retried.
+        if code == CURLE_OK || (response.status ?? 0) >= 400
+            || (code == CURLE_WRITE_ERROR && state.discardedErrorBody && state.abortReason == nil) {
             judgeResponse(response, state: state)
             return
         }

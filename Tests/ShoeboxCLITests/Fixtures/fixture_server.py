@@ -257,6 +257,17 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
+    def route_cut_error_page(self, key, q):
+        """An error status whose page stops before its Content-Length."""
+        self.note("cut-error/" + key)
+        self.send_response(int(q.get("status", "404")))
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        self.wfile.write(b"<html>nope")
+        self.wfile.flush()
+        self.close_connection = True
+
     def route_conflicting_length(self, key, q):
         """Two Content-Length headers that disagree; the body is cut to the smaller."""
         self.note("conflict/" + key)

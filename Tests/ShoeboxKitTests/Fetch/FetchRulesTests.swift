@@ -198,7 +198,9 @@ final class FetchRulesTests: XCTestCase {
         let now: time_t = 1_700_000_000  // 2023-11-14
         for (header, folder) in [("Wed, 21 Oct 2015 07:28:00 GMT", "2015/10/21"), ("Sat, 01 Jan 0050 00:00:00 GMT", "2023/11/14"),
                                  ("Fri, 01 Jan 0099 00:00:00 GMT", "2023/11/14"), ("Fri, 01 Jan 2100 00:00:00 GMT", "2023/11/14"),
-                                 ("Thursday, 21-Oct-15 07:28:00 GMT", "2015/10/21")] {
+                                 ("Thursday, 21-Oct-15 07:28:00 GMT", "2015/10/21"), ("Wed Oct 21 07:28:00 2015", "2015/10/21"),
+                                 ("Wed Oct  1 07:28:00 2015", "2015/10/01"), ("Mon, 30 Feb 2021 00:00:00 GMT", "2023/11/14"),
+                                 ("Thu, 31 Apr 2021 00:00:00 GMT", "2023/11/14")] {
             XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: header, now: now).folder, folder, header)
         }
         XCTAssertEqual(LibraryPathPlanner.stem(url: "http://a.test/", sha256: "abcdef0123456789"), "abcdef012345")
