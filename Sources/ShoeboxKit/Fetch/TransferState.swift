@@ -187,9 +187,13 @@ final class TransferState {
 
     /// False (transfer refused) when the 2xx body's Content-Length is over --max-size.
     private func declaredSizeFits() -> Bool {
+        guard let handle else { return true }
         var declared: curl_off_t = -1
-        guard let handle, shim_curl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK,
-              Int64(declared) > maxSize else { return true }
+        _ = shim_curl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
+        // A length of more digits than libcurl can hold is dropped by it, as if none was sent.
+        let tooLongToHold = declared < 0 && ResponseInfo.header(handle, "Content-Length")
+            .map { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } } == true
+        guard Int64(declared) > maxSize || tooLongToHold else { return true }
         abortReason = "Content-Length exceeds --max-size (\(ByteSize.format(maxSize))); not downloaded"
         oversize = true
         return false

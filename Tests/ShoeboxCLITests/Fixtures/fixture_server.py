@@ -268,6 +268,17 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
+    def route_huge_length(self, key, q):
+        """A Content-Length too long for a 64-bit number, then the photo and a close."""
+        self.note("huge-length/" + key)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Content-Length", "99999999999999999999999")
+        self.end_headers()
+        self.wfile.write(self.photo_bytes(key, q))
+        self.wfile.flush()
+        self.close_connection = True
+
     def route_conflicting_length(self, key, q):
         """Two Content-Length headers that disagree; the body is cut to the smaller."""
         self.note("conflict/" + key)
