@@ -8,6 +8,8 @@ import Foundation
 struct ImageEndTracker {
     private enum Header {
         case sniff, pngSignature, pngChunk, box, largeBox, jpegLength
+        /// A HEIF `meta` box's payload, kept to learn from its iloc where the items end.
+        case metaPayload
     }
 
     private indirect enum Step {
@@ -34,6 +36,8 @@ struct ImageEndTracker {
     /// HEIF's `meta` or CR3's `moov`, and `mdat`, seen among the top-level boxes.
     private var sawMetadataBox = false
     private var sawMediaData = false
+    /// Where the last item `meta` places in the file ends.
+    private var endOfItems: Int?
 
     /// true: the image ends where its format says; false: it stops before; nil: not judged.
     var isComplete: Bool? {
@@ -46,6 +50,7 @@ struct ImageEndTracker {
             // Between two boxes, after the image data: whole. A file cut right after its
             // metadata box may have had its data there (HEIF's idat): not judged.
             guard pending.isEmpty, sawMetadataBox else { return false }
+            if let endOfItems { return total >= Int64(endOfItems) }
             return sawMediaData ? true : nil
         case .header(_, .sniff): return FormatSniffer.sniff(pending) == nil ? nil : false  // shorter than 18 bytes
         default: return false
@@ -122,12 +127,17 @@ struct ImageEndTracker {
             if type == "mdat" { sawMediaData = true }
             switch size {
             case 1: step = .header(8, .largeBox)
+            case 9...Int64(ISOMediaContainer.maximumMetaSize) where type == "meta" && endOfItems == nil:
+                step = .header(Int(size - 8), .metaPayload)
             case 8...: step = .skip(size - 8, then: .header(8, .box))
             default: step = .notJudged  // 0: "to the end of the file"; 2...7: damaged
             }
         case .largeBox:
             let size = Int64(clamping: Self.bigEndian(bytes[0..<8]))
             step = size >= 16 ? .skip(size - 16, then: .header(8, .box)) : .notJudged
+        case .metaPayload:
+            endOfItems = ISOMediaContainer.endOfFileItems(meta: bytes)
+            step = .header(8, .box)
         case .jpegLength:
             let length = Int64(Self.bigEndian(bytes[0..<2]))
             guard length >= 2 else { step = .notJudged; return }

@@ -178,39 +178,75 @@ enum ISOMediaContainer {
 
     /// The iloc entry of `item`.
     private static func locate(_ meta: [UInt8], _ iloc: Box, item: Int, warnings: inout [String]) -> Location? {
+        var found: Location?
+        _ = readLocations(meta, iloc, warnings: &warnings) { id, location in
+            if id == item && location.baseOffset >= 0 { found = location }
+            return id != item
+        }
+        return found
+    }
+
+    /// Where the last item kept in the file itself (not in `idat`) ends, from the
+    /// payload of a `meta` box; nil when its iloc cannot be read or an item runs to
+    /// the end of the file. A file shorter than this was cut.
+    static func endOfFileItems(meta: [UInt8]) -> Int? {
+        guard meta.count >= 4 else { return nil }
+        var warnings: [String] = []
+        guard let iloc = boxes(in: meta, range: 4..<meta.count, warnings: &warnings).first(where: { $0.type == "iloc" }) else {
+            return nil
+        }
+        var end = 0
+        var readable = true
+        let complete = readLocations(meta, iloc, warnings: &warnings) { _, location in
+            guard location.constructionMethod == 0 else { return true }
+            guard location.baseOffset >= 0 else { readable = false; return false }
+            for extent in location.extents {
+                guard extent.length > 0 else { readable = false; return false }  // "to the end of the file"
+                let (start, overflow) = location.baseOffset.addingReportingOverflow(extent.offset)
+                end = max(end, overflow ? Int.max : start.addingReportingOverflow(extent.length).overflow ? Int.max : start + extent.length)
+            }
+            return true
+        }
+        return complete && readable ? end : nil
+    }
+
+    /// Reads iloc entries in order, handing each to `visit` until it returns false;
+    /// false when the box cannot be read to its last entry.
+    private static func readLocations(
+        _ meta: [UInt8], _ iloc: Box, warnings: inout [String], visit: (Int, Location) -> Bool
+    ) -> Bool {
         var reader = FieldReader(data: meta, range: iloc.payload)
         guard let version = reader.read(1), reader.skip(3),
-              let sizes = reader.read(1), let sizes2 = reader.read(1) else { return nil }
+              let sizes = reader.read(1), let sizes2 = reader.read(1) else { return false }
         let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 0xF), baseOffsetSize = Int(sizes2 >> 4)
         let indexSize = version == 1 || version == 2 ? Int(sizes2 & 0xF) : 0
         guard [0, 4, 8].contains(offsetSize), [0, 4, 8].contains(lengthSize), [0, 4, 8].contains(baseOffsetSize),
               [0, 4, 8].contains(indexSize), version <= 2 else {
             warnings.append("iloc box has unsupported field sizes")
-            return nil
+            return false
         }
-        guard let count = reader.read(version < 2 ? 2 : 4) else { return nil }
+        guard let count = reader.read(version < 2 ? 2 : 4) else { return false }
         for _ in 0..<count {
-            guard let id = reader.read(version < 2 ? 2 : 4) else { return nil }
+            guard let id = reader.read(version < 2 ? 2 : 4) else { return false }
             var method: UInt64 = 0
             if version == 1 || version == 2 {
-                guard let value = reader.read(2) else { return nil }
+                guard let value = reader.read(2) else { return false }
                 method = value & 0xF
             }
-            guard reader.skip(2), let base = reader.read(baseOffsetSize), let declaredExtents = reader.read(2) else { return nil }
+            guard reader.skip(2), let base = reader.read(baseOffsetSize), let declaredExtents = reader.read(2) else { return false }
             var extents: [(Int, Int)] = []
             // Zero-width fields make every extent (0, 0) and consume nothing: one stands for all.
             let extentCount = indexSize + offsetSize + lengthSize == 0 ? min(declaredExtents, 1) : declaredExtents
             for _ in 0..<extentCount {
                 guard reader.skip(indexSize), let offset = reader.read(offsetSize), let length = reader.read(lengthSize),
-                      offset <= UInt64(Int.max / 2), length <= UInt64(Int.max / 2) else { return nil }
+                      offset <= UInt64(Int.max / 2), length <= UInt64(Int.max / 2) else { return false }
                 extents.append((Int(offset), Int(length)))
             }
-            if Int(id) == item {
-                guard base <= UInt64(Int.max / 2) else { return nil }
-                return Location(constructionMethod: Int(method), baseOffset: Int(base), extents: extents)
-            }
+            // A base offset past any file is -1: unusable, and no reason to stop reading.
+            let baseOffset = base <= UInt64(Int.max / 2) ? Int(base) : -1
+            if !visit(Int(id), Location(constructionMethod: Int(method), baseOffset: baseOffset, extents: extents)) { return true }
         }
-        return nil
+        return true
     }
 
     /// The bytes of an item: its extents concatenated, from the file (method 0) or from idat (method 1).

@@ -35,8 +35,7 @@ final class ImageEndTrackerTests: XCTestCase {
             cuts += 1
             judged += cutVerdict == false ? 1 : 0
         }
-        // Not judged: only a HEIF cut right between its metadata and its data.
-        XCTAssertGreaterThanOrEqual(judged, cuts - 1, "\(name): cuts found incomplete", file: file, line: line)
+        XCTAssertEqual(judged, cuts, "\(name): cuts found incomplete", file: file, line: line)
     }
 
     private func sample(_ name: String) throws -> [UInt8] {
@@ -47,6 +46,23 @@ final class ImageEndTrackerTests: XCTestCase {
         for name in ["garden.jpg", "oslo-fjord.jpg", "scanned-print.jpg", "lima-coast.png", "dead-sea.webp", "manhattan.heic"] {
             let bytes = try sample(name)
             assertEnds(bytes, at: bytes.count, name)
+        }
+    }
+
+    func testAHEIFCutBetweenItsBoxesIsIncompleteWhereItsItemsSayItEnds() throws {
+        // Cut right after `meta`, before `mdat`: every box whole, yet the items `iloc`
+        // places in the file are not there.
+        let heic = try sample("manhattan.heic")
+        var boundaries: [Int] = []
+        var offset = 0
+        while offset + 8 <= heic.count {
+            offset += heic[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            boundaries.append(offset)
+        }
+        XCTAssertEqual(boundaries.last, heic.count)
+        XCTAssertGreaterThanOrEqual(boundaries.count, 3, "ftyp, meta, mdat")
+        for boundary in boundaries.dropLast() {
+            XCTAssertEqual(verdict(Array(heic[..<boundary])), false, "cut at the box boundary \(boundary)")
         }
     }
 
