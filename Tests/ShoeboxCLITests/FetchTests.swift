@@ -408,6 +408,15 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(refreshed.outcome(first), "unchanged")
         XCTAssertTrue(FileManager.default.fileExists(atPath: file), "--refresh put it back too")
         try runner.assertConsistent()
+
+        // With an ETag, --refresh would get a 304 and no bytes: it asks for the whole file instead.
+        let tagged = server.url("/photo/tagged.jpg?seed=tagged&etag=v1&date=2020:01:04%2003:04:05")
+        let taggedPath = try XCTUnwrap(try runner.fetch([tagged]).record(tagged)?["path"] as? String)
+        try FileManager.default.removeItem(atPath: runner.library.appendingPathComponent(taggedPath).path)
+        let revalidated = try runner.fetch([tagged], ["--refresh"])
+        XCTAssertEqual(revalidated.outcome(tagged), "unchanged", revalidated.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: runner.library.appendingPathComponent(taggedPath).path))
+        try runner.assertConsistent()
     }
 
     func testURLListedTwiceIsFetchedOnce() throws {

@@ -101,7 +101,7 @@ public final class FetchRun: @unchecked Sendable {
         defer { stopProgress(progressTimer) }
 
         var requests = RequestSource(
-            configuration: configuration, lists: lists, catalog: lookupCatalog,
+            configuration: configuration, lists: lists, catalog: lookupCatalog, store: store,
             report: { [weak self] in self?.report($0) },
             countRepeat: { [weak self] in self?.countRepeat() },
             onInput: { [weak engine] in engine?.wakeUp() })

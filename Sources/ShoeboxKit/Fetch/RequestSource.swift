@@ -4,6 +4,7 @@
 struct RequestSource {
     private let configuration: FetchRun.Configuration
     private let catalog: Catalog
+    private let store: OriginalStore
     /// False for a library with no source yet (a first run): then no URL needs a lookup.
     /// Only this run writes meanwhile (it holds the writer lock), and it never sees a URL twice.
     private let catalogHasSources: Bool
@@ -15,12 +16,13 @@ struct RequestSource {
     private(set) var readError: Error?
 
     init(
-        configuration: FetchRun.Configuration, lists: [String], catalog: Catalog,
+        configuration: FetchRun.Configuration, lists: [String], catalog: Catalog, store: OriginalStore,
         report: @escaping (FetchResult) -> Void, countRepeat: @escaping () -> Void,
         onInput: @escaping @Sendable () -> Void
     ) {
         self.configuration = configuration
         self.catalog = catalog
+        self.store = store
         catalogHasSources = (try? catalog.hasSources()) ?? true
         self.report = report
         self.countRepeat = countRepeat
@@ -75,6 +77,10 @@ struct RequestSource {
             return TransferRequest(item: item)
         }
         if configuration.options.refresh {
+            // An original whose file is gone is asked for whole: a 304 would leave it gone.
+            if let original = try catalog.original(sha256: sha256), !store.exists(path: original.path) {
+                return TransferRequest(item: item)
+            }
             return TransferRequest(item: item, etag: known.etag, lastModified: known.lastModified)
         }
         var result = FetchResult(url: item.url, origin: item.origin, outcome: .skipped, reason: "already in the library")

@@ -30,9 +30,11 @@ final class RequestSourceTests: XCTestCase {
         let list = folder + "/list.txt"
         try "http://127.0.0.1:9/a.jpg\nhttp://127.0.0.1:9/b.jpg\n".write(toFile: list, atomically: true, encoding: .utf8)
         var reported: [FetchResult] = []
+        let layout = LibraryLayout(root: folder + "/library")
         var source = RequestSource(
-            configuration: FetchRun.Configuration(layout: LibraryLayout(root: folder + "/library")), lists: [list],
-            catalog: FailingLookups(), report: { reported.append($0) }, countRepeat: {}, onInput: {})
+            configuration: FetchRun.Configuration(layout: layout), lists: [list],
+            catalog: FailingLookups(), store: try LocalOriginalStore(layout: layout),
+            report: { reported.append($0) }, countRepeat: {}, onInput: {})
         defer { source.stop() }
         var next = source.next()
         while case .waiting = next {
