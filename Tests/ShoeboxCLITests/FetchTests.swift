@@ -398,6 +398,7 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(again.record(other)?["path"] as? String, path)
         let warnings = (again.records.flatMap { $0["warnings"] as? [String] ?? [] }).filter { $0.hasPrefix("restored:") }
         XCTAssertEqual(warnings.count, 1, "put back once: \(warnings)")
+        XCTAssertTrue(again.stderr.contains("restored \(path): its file was missing"), "said on stderr too: \(again.stderr)")
         XCTAssertEqual(try SHA256Hasher.hashFile(atPath: file).sha256, stored.record(first)?["sha256"] as? String)
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o444, "read-only like every original")

@@ -23,6 +23,10 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
             console.note("warning \(url): recorded, but not yet at \(TerminalText.visible(result.path ?? "its path")) "
                 + "(\(TerminalText.visible(problem))); the next fetch or reindex moves it into place\n")
         }
+        if result.restoredOriginal {
+            console.clearProgress()
+            console.note("restored \(TerminalText.visible(result.path ?? "")): its file was missing from the library; \(url) put it back\n")
+        }
         guard !result.outcome.isSuccess else { return }
         console.clearProgress()
         let label = console.colored(result.outcome.rawValue, "31")

@@ -162,6 +162,7 @@ final class Archiver {
         try store.stage(file, sha256: original.sha256)
         restoring[original.sha256] = original.path
         result.warnings.append("restored: \(original.path) was missing from the library; these bytes put it back")
+        result.restoredOriginal = true
     }
 
     /// `body`'s value; when it throws, `file` is dropped first (nothing else will).

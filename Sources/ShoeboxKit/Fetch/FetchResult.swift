@@ -22,6 +22,8 @@ public struct FetchResult: Sendable {
     /// Why a stored original is recorded but not yet at `path` (it waits in .tmp/ for the
     /// next fetch or reindex to move it); nil when it is in place.
     public var notInPlace: String?
+    /// Whether these bytes put back the missing file of an original the catalog knew.
+    public var restoredOriginal = false
 
     public init(url: String, origin: String, outcome: FetchOutcome, reason: String? = nil, attempts: Int = 0) {
         self.url = url
