@@ -28,7 +28,7 @@ public enum GalleryCommand: Command {
         let result: GalleryWriter.Result
         do {
             try layout.requireExisting()
-            let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+            let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true, checkIntegrity: false)
             let out = arguments.value("out").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             result = try GalleryWriter(libraryRoot: layout.root, catalog: catalog).write(to: out, showGPS: arguments.flag("gps"))
         } catch {

@@ -30,7 +30,7 @@ public enum InspectCommand: Command {
             let layout = try LibraryOption.layout(arguments, console: console)
             do {
                 try layout.requireExisting()
-                let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+                let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true, checkIntegrity: false)
                 defer { catalog.close() }
                 paths = try catalog.allOriginals().map { layout.absolute($0.path) }
             } catch {

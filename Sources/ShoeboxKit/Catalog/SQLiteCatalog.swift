@@ -4,8 +4,11 @@ import Foundation
 /// The embedded catalog: one SQLite file (`LIBRARY/catalog.sqlite`), schema in
 /// `CatalogSchema`.
 ///
-/// Opening runs `PRAGMA quick_check` and throws `CatalogError.corrupt` for a damaged
-/// file; the file is never replaced or repaired here (`shoebox reindex` rebuilds it).
+/// Opening runs `PRAGMA quick_check` (unless told not to) and throws
+/// `CatalogError.corrupt` for a damaged file; the file is never replaced or repaired
+/// here (`shoebox reindex` rebuilds it). The check reads the whole file: 0.8 s for a
+/// catalog of a million originals, so a reader that only looks rows up may skip it
+/// (a damaged page it meets is still `CatalogError.corrupt`).
 /// Read-write catalogs use WAL with `synchronous=FULL`: a committed transaction is on
 /// disk when `transaction` returns. Readers in other processes (`shoebox verify`) see
 /// the last commit while a writer works.
@@ -30,10 +33,13 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     private var originalColumns = CatalogSchema.originalColumns
     private var thumbnailColumns = CatalogSchema.thumbnailColumns
 
+    private let checksIntegrity: Bool
+
     /// Opens (creating when `readOnly` is false and the file is missing) the catalog at `path`.
-    public init(path: String, readOnly: Bool = false) throws {
+    public init(path: String, readOnly: Bool = false, checkIntegrity: Bool = true) throws {
         self.path = path
         self.isReadOnly = readOnly
+        checksIntegrity = checkIntegrity
         try Self.preflight(path: path, readOnly: readOnly)
         connection = try SQLiteConnection(path: path, readOnly: readOnly)
         do {
@@ -87,7 +93,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         if !isReadOnly && connection.isReadOnlyHandle {
             throw CatalogError.unwritable(path: path, detail: "SQLite could only open it read-only")
         }
-        try quickCheck()
+        if checksIntegrity { try quickCheck() }
         if !isReadOnly {
             let mode = try connection.query("PRAGMA journal_mode=WAL") { $0.string(0) ?? "" }.first ?? ""
             guard mode.lowercased() == "wal" else {

@@ -82,7 +82,8 @@ public final class FetchRun: @unchecked Sendable {
         let writerLock = try LibraryLock(layout: layout, wait: configuration.waitForLock)
         defer { withExtendedLifetime(writerLock) {} }
         let catalog = try SQLiteCatalog(path: layout.catalog)
-        let lookupCatalog = try SQLiteCatalog(path: layout.catalog)
+        // Checked a moment ago by the first connection.
+        let lookupCatalog = try SQLiteCatalog(path: layout.catalog, checkIntegrity: false)
         try LibraryRecovery.run(store: store, catalog: catalog)
         let journal = try Journal(path: layout.journal)
 

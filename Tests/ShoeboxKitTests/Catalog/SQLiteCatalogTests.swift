@@ -148,6 +148,13 @@ final class SQLiteCatalogTests: XCTestCase {
             guard case CatalogError.corrupt = error else { return XCTFail("got \(error)") }
         }
         XCTAssertEqual(FileManager.default.contents(atPath: catalogPath), bytes, "never repaired or replaced")
+        // Without the check at opening (a reader that looks rows up), the damage is met on reading.
+        for offset in (4096 * 6)..<bytes.count { bytes[offset] = 0xA5 }
+        try bytes.write(to: URL(fileURLWithPath: catalogPath))
+        let unchecked = try SQLiteCatalog(path: catalogPath, readOnly: true, checkIntegrity: false)
+        XCTAssertThrowsError(try unchecked.allSources()) { error in
+            guard case CatalogError.corrupt = error else { return XCTFail("got \(error)") }
+        }
     }
 
     func testNewerSchemaIsRefused() throws {
