@@ -52,6 +52,17 @@ final class FetchInterruptionTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 130, stderr)
         XCTAssertTrue(stderr.contains("3 URLs: 3 interrupted"), "two running, one waiting to retry: \(stderr)")
         try runner.assertConsistent()
+
+        // One at a time from a list: the others were never started.
+        let list = try runner.writeList([server.url("/stall/q0?for=20")] + (1...4).map { server.url("/photo/q\($0)?seed=q\($0)") })
+        let (queued, _, queuedErr) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--jobs", "1"])
+        let started = Date().addingTimeInterval(10)
+        while Date() < started, try server.requestTimes("stall/q0").count < 1 { Thread.sleep(forTimeInterval: 0.05) }
+        kill(queued.processIdentifier, SIGINT)
+        let queuedStderr = String(decoding: ShoeboxProcess.readAll(queuedErr.fileHandleForReading), as: UTF8.self)
+        queued.waitUntilExit()
+        XCTAssertEqual(queued.terminationStatus, 130, queuedStderr)
+        XCTAssertTrue(queuedStderr.contains("5 URLs: 1 interrupted, 4 not started"), queuedStderr)
     }
 
     func testListOnAnOpenPipeIsFetchedAsItArrivesAndCtrlCEndsTheWait() throws {

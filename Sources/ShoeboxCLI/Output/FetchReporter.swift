@@ -58,6 +58,7 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         let order: [FetchOutcome] = [.stored, .duplicate, .unchanged, .skipped, .failed, .rejected]
         let counts = order.compactMap { outcome in summary.counts[outcome].map { "\($0) \(outcome.rawValue)" } }
             + (summary.interrupted > 0 ? ["\(summary.interrupted) interrupted"] : [])
+            + (summary.notStarted > 0 ? ["\(summary.notStarted) not started"] : [])
         let rate = summary.elapsed > 0 ? Double(summary.bytes) / summary.elapsed : 0
         var text = "\(summary.total) URL\(summary.total == 1 ? "" : "s"): " + (counts.isEmpty ? "nothing to do" : counts.joined(separator: ", "))
         text += "; \(ByteSize.format(summary.bytes)) stored in \(Self.duration(summary.elapsed)) (\(ByteSize.format(Int64(rate)))/s)"

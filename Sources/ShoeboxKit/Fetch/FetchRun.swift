@@ -116,6 +116,9 @@ public final class FetchRun: @unchecked Sendable {
         summary.elapsed = TransferEngine.now() - startTime
         summary.cancelled = cancelFlag.isSet
         summary.interrupted = engine.interruptedCount
+        if summary.cancelled, let total {
+            summary.notStarted = max(0, total - summary.total - summary.repeatedURLs)
+        }
         if let error = fatal ?? engine.stopError {
             summary.stopReason = "\(error)"
         }

@@ -9,12 +9,14 @@ public struct FetchSummary: Sendable {
     /// URLs running or waiting to retry when the run was cancelled: no outcome, fetched
     /// again by the next run.
     public var interrupted = 0
+    /// URLs of the lists the cancelled run never came to (known when no list is stdin).
+    public var notStarted = 0
     /// What stopped the run early (disk full, catalog failure), if anything did.
     public var stopReason: String?
 
     public init() {}
 
-    public var total: Int { counts.values.reduce(0, +) + interrupted }
+    public var total: Int { counts.values.reduce(0, +) + interrupted + notStarted }
     public var failures: Int { (counts[.failed] ?? 0) + (counts[.rejected] ?? 0) }
     public var allSucceeded: Bool { failures == 0 && stopReason == nil && !cancelled }
 
