@@ -266,8 +266,12 @@ final class FetchTests: XCTestCase {
         XCTAssertTrue((output.record(undeclared)?["reason"] as? String ?? "").contains("exceeds --max-size"))
         XCTAssertEqual(output.record(undeclared)?["attempts"] as? Int, 1, "oversize is not retried")
         let overflowing = server.url("/huge-length/h?seed=h")
-        let huge = try runner.fetch([overflowing], ["--max-size", "1M"])
+        // With chunked framing a Content-Length is ignored, whatever it says.
+        let chunked = server.url("/chunked-with-length/k?seed=k"), chunkedHuge = server.url("/chunked-with-length/kh?seed=kh&cl=99999999999999999999999")
+        let huge = try runner.fetch([overflowing, chunked, chunkedHuge], ["--max-size", "1M"])
         XCTAssertEqual(huge.outcome(overflowing), "rejected", "a length past 2^64 is over any limit: \(huge.stderr)")
+        XCTAssertEqual(huge.outcome(chunked), "stored", huge.stderr)
+        XCTAssertEqual(huge.outcome(chunkedHuge), "stored", huge.stderr)
         Thread.sleep(forTimeInterval: 0.3)
         XCTAssertLessThan(try server.bytesSent("declared"), 4_000_000, "refused on Content-Length")
         XCTAssertLessThan(try server.bytesSent("undeclared"), 4_000_000, "aborted once past the limit")

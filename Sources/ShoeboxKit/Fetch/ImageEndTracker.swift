@@ -2,12 +2,14 @@ import Foundation
 
 /// Follows an image's own structure as its bytes arrive, to tell whether the body
 /// reached the end its format declares: JPEG's end marker, PNG's IEND chunk, the
-/// last box of a HEIF/AVIF file, the sizes WebP and BMP declare, GIF's trailer.
+/// boxes of a HEIF/AVIF file and the items its `iloc` places, the size WebP
+/// declares, GIF's trailer after its blocks. Whatever follows that end is allowed.
 /// An HTTP/1 body delimited by the connection's close has nothing else to tell a
-/// cut-off image from a whole one. Other formats (TIFF, raw) are not judged.
+/// cut-off image from a whole one. Other formats (TIFF, raw, BMP, JPEG-LS) are not judged.
 struct ImageEndTracker {
     private enum Header {
         case sniff, pngSignature, pngChunk, box, largeBox, jpegLength
+        case gifScreen, gifBlock, gifExtensionLabel, gifImage, gifCodeSize, gifSubBlock
         /// A HEIF `meta` box's payload, kept to learn from its iloc where the items end.
         case metaPayload
     }
@@ -21,9 +23,8 @@ struct ImageEndTracker {
         /// JPEG entropy-coded data, looking for the next marker.
         case entropy
         case entropyMarker
-        /// Complete once this many bytes have arrived (WebP, BMP).
+        /// Complete once this many bytes have arrived (WebP).
         case declaredSize(Int64)
-        case gifTrailer
         case complete
         case notJudged
     }
@@ -31,7 +32,6 @@ struct ImageEndTracker {
     private var step = Step.header(18, .sniff)
     private var pending: [UInt8] = []
     private var total: Int64 = 0
-    private var lastByte: UInt8?
     private var jpegMarker: UInt8 = 0
     /// HEIF's `meta` or CR3's `moov`, and `mdat`, seen among the top-level boxes.
     private var sawMetadataBox = false
@@ -45,13 +45,14 @@ struct ImageEndTracker {
         case .complete: return true
         case .notJudged: return nil
         case .declaredSize(let size): return total >= size
-        case .gifTrailer: return lastByte == 0x3B
         case .header(_, .box):
             // Between two boxes, after the image data: whole. A file cut right after its
             // metadata box may have had its data there (HEIF's idat): not judged.
-            guard pending.isEmpty, sawMetadataBox else { return false }
-            if let endOfItems { return total >= Int64(endOfItems) }
-            return sawMediaData ? true : nil
+            guard sawMetadataBox else { return false }
+            if let endOfItems, total < Int64(endOfItems) { return false }
+            // A few bytes past the last whole box: a cut header, or padding.
+            guard pending.isEmpty else { return nil }
+            return endOfItems != nil || sawMediaData ? true : nil
         case .header(_, .sniff): return FormatSniffer.sniff(pending) == nil ? nil : false  // shorter than 18 bytes
         default: return false
         }
@@ -60,16 +61,15 @@ struct ImageEndTracker {
     mutating func consume(_ data: UnsafeRawBufferPointer) {
         guard !data.isEmpty else { return }
         total += Int64(data.count)
-        lastByte = data[data.count - 1]
         var index = 0
         while index < data.count {
             switch step {
-            case .complete, .notJudged, .declaredSize, .gifTrailer:
+            case .complete, .notJudged, .declaredSize:
                 return
             case .skip(let count, let next):
                 let taken = min(Int64(data.count - index), count)
                 index += Int(taken)
-                step = taken == count ? next : .skip(count - taken, then: next)
+                step = Self.skipping(count - taken, then: next)
             case .header(let size, let kind):
                 let taken = min(size - pending.count, data.count - index)
                 pending += data[index..<index + taken]
@@ -101,6 +101,7 @@ struct ImageEndTracker {
         switch code {
         case 0xD9: step = .complete
         case 0xD8, 0x01, 0xD0...0xD7: step = .jpegMarkerStart  // markers without a length
+        case 0xF7: step = .notJudged  // JPEG-LS: its scans may hold 0xFF 0x01...0x7F
         default:
             jpegMarker = code
             step = .header(2, .jpegLength)
@@ -119,7 +120,7 @@ struct ImageEndTracker {
         case .pngChunk:
             let length = Int64(Self.bigEndian(bytes[0..<4]))
             let isEnd = bytes[4..<8].elementsEqual("IEND".utf8)
-            step = .skip(length + 4, then: isEnd ? .complete : .header(8, .pngChunk))  // data, CRC
+            step = Self.skipping(length + 4, then: isEnd ? .complete : .header(8, .pngChunk))  // data, CRC
         case .box:
             let size = Int64(Self.bigEndian(bytes[0..<4]))
             let type = String(decoding: bytes[4..<8], as: UTF8.self)
@@ -129,27 +130,44 @@ struct ImageEndTracker {
             case 1: step = .header(8, .largeBox)
             case 9...Int64(ISOMediaContainer.maximumMetaSize) where type == "meta" && endOfItems == nil:
                 step = .header(Int(size - 8), .metaPayload)
-            case 8...: step = .skip(size - 8, then: .header(8, .box))
+            case 8...: step = Self.skipping(size - 8, then: .header(8, .box))
             default: step = .notJudged  // 0: "to the end of the file"; 2...7: damaged
             }
         case .largeBox:
             let size = Int64(clamping: Self.bigEndian(bytes[0..<8]))
-            step = size >= 16 ? .skip(size - 16, then: .header(8, .box)) : .notJudged
+            step = size >= 16 ? Self.skipping(size - 16, then: .header(8, .box)) : .notJudged
         case .metaPayload:
             endOfItems = ISOMediaContainer.endOfFileItems(meta: bytes)
             step = .header(8, .box)
+        case .gifScreen, .gifImage:
+            // A packed byte whose top bit says a colour table follows (byte 10 of the
+            // signature and screen descriptor; the last of an image descriptor).
+            let packed = kind == .gifScreen ? bytes[10] : bytes[8]
+            let table = packed & 0x80 != 0 ? Int64(3) << ((packed & 7) + 1) : 0
+            step = Self.skipping(table, then: kind == .gifScreen ? .header(1, .gifBlock) : .header(1, .gifCodeSize))
+        case .gifBlock:
+            switch bytes[0] {
+            case 0x21: step = .header(1, .gifExtensionLabel)
+            case 0x2C: step = .header(9, .gifImage)
+            case 0x3B: step = .complete
+            default: step = .notJudged  // damaged
+            }
+        case .gifExtensionLabel, .gifCodeSize:
+            step = .header(1, .gifSubBlock)
+        case .gifSubBlock:
+            step = bytes[0] == 0 ? .header(1, .gifBlock) : Self.skipping(Int64(bytes[0]), then: .header(1, .gifSubBlock))
         case .jpegLength:
             let length = Int64(Self.bigEndian(bytes[0..<2]))
             guard length >= 2 else { step = .notJudged; return }
-            step = .skip(length - 2, then: jpegMarker == 0xDA ? .entropy : .jpegMarkerStart)
+            step = Self.skipping(length - 2, then: jpegMarker == 0xDA ? .entropy : .jpegMarkerStart)
         }
     }
 
     /// Runs the first bytes, collected to decide the format, through its steps.
     private mutating func consumeAgain(_ bytes: [UInt8]) {
-        let (counted, last) = (total, lastByte)
+        let counted = total
         bytes.withUnsafeBytes { consume($0) }
-        (total, lastByte) = (counted, last)
+        total = counted
     }
 
     private static func firstStep(for head: [UInt8]) -> Step {
@@ -159,15 +177,16 @@ struct ImageEndTracker {
         if head.starts(with: [0xFF, 0xD8]) { return .jpegMarkerStart }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .header(8, .pngSignature) }
         if head[4..<8].elementsEqual("ftyp".utf8) { return .header(8, .box) }
-        if head.starts(with: "GIF8".utf8) { return .gifTrailer }
+        if head.starts(with: "GIF8".utf8) { return .header(13, .gifScreen) }
         if head.starts(with: "RIFF".utf8) && head[8..<12].elementsEqual("WEBP".utf8) {
             return .declaredSize(littleEndian(4..<8) + 8)
         }
-        if head.starts(with: "BM".utf8), FormatSniffer.sniff(head) == .bmp {
-            let size = littleEndian(2..<6)
-            return size > 26 ? .declaredSize(size) : .notJudged  // some writers put 0 there
-        }
         return .notJudged
+    }
+
+    /// Passing over `count` bytes, or at `next` already when there is nothing to pass.
+    private static func skipping(_ count: Int64, then next: Step) -> Step {
+        count > 0 ? .skip(count, then: next) : next
     }
 
     private static func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {

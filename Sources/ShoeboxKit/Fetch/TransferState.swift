@@ -163,7 +163,11 @@ final class TransferState {
             shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             discarding = !(200..<300).contains(status)
             if !discarding {
-                guard declaredSizeFits(), lengthIsConsistent(), startDecoding() else { return 0 }
+                // With a Transfer-Encoding, libcurl rightly ignores any Content-Length.
+                let framedByLength = handle.map { ResponseInfo.header($0, "Transfer-Encoding") == nil } ?? true
+                guard declaredSizeFits(framedByLength: framedByLength), !framedByLength || lengthIsConsistent(), startDecoding() else {
+                    return 0
+                }
                 if let handle, ResponseInfo.isDelimitedByClose(handle) { endTracker = ImageEndTracker() }
             }
         }
@@ -186,12 +190,12 @@ final class TransferState {
     static let drainLimit: Int64 = 1 << 20
 
     /// False (transfer refused) when the 2xx body's Content-Length is over --max-size.
-    private func declaredSizeFits() -> Bool {
+    private func declaredSizeFits(framedByLength: Bool) -> Bool {
         guard let handle else { return true }
         var declared: curl_off_t = -1
         _ = shim_curl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
         // A length of more digits than libcurl can hold is dropped by it, as if none was sent.
-        let tooLongToHold = declared < 0 && ResponseInfo.header(handle, "Content-Length")
+        let tooLongToHold = framedByLength && declared < 0 && ResponseInfo.header(handle, "Content-Length")
             .map { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } } == true
         guard Int64(declared) > maxSize || tooLongToHold else { return true }
         abortReason = "Content-Length exceeds --max-size (\(ByteSize.format(maxSize))); not downloaded"

@@ -268,6 +268,16 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
+    def route_chunked_with_length(self, key, q):
+        """Chunked framing plus a Content-Length, which a recipient must ignore."""
+        body = self.photo_bytes(key, q)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Content-Length", q.get("cl", str(len(body))))
+        self.end_headers()
+        self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body))
+
     def route_huge_length(self, key, q):
         """A Content-Length too long for a 64-bit number, then the photo and a close."""
         self.note("huge-length/" + key)

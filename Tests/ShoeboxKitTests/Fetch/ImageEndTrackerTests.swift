@@ -23,7 +23,8 @@ final class ImageEndTrackerTests: XCTestCase {
     /// Whole: complete in one piece, in many, byte by byte. Cut at every point (or a
     /// sample of them) before `end`: incomplete. (Below 18 bytes the format itself may
     /// not be known yet; such a body is no image to the content checks anyway.)
-    private func assertEnds(_ bytes: [UInt8], at end: Int, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertEnds(_ bytes: [UInt8], at end: Int, _ name: String, unjudged: Int = 0,
+                            file: StaticString = #filePath, line: UInt = #line) {
         for pieces in [1, 7, bytes.count] {
             XCTAssertEqual(verdict(bytes, pieces: pieces), true, "\(name) whole, in \(pieces) pieces", file: file, line: line)
         }
@@ -35,7 +36,7 @@ final class ImageEndTrackerTests: XCTestCase {
             cuts += 1
             judged += cutVerdict == false ? 1 : 0
         }
-        XCTAssertEqual(judged, cuts, "\(name): cuts found incomplete", file: file, line: line)
+        XCTAssertGreaterThanOrEqual(judged, cuts - unjudged, "\(name): cuts found incomplete", file: file, line: line)
     }
 
     private func sample(_ name: String) throws -> [UInt8] {
@@ -97,21 +98,31 @@ final class ImageEndTrackerTests: XCTestCase {
         }
         let fileType: [UInt8] = [0, 0, 0, 20] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1".utf8)
         let heif = fileType + box("meta", 100) + box("mdat", 3000)
-        assertEnds(heif, at: heif.count, "HEIF boxes")
+        // Its meta box has no iloc: a cut inside the 8-byte header after a whole box is not judged.
+        assertEnds(heif, at: heif.count, "HEIF boxes", unjudged: 2)
         XCTAssertEqual(verdict(fileType), false, "cut right after its first box")
         XCTAssertNil(verdict(fileType + box("meta", 100)), "cut after its metadata, where the data may have been")
         // A box with a 64-bit size.
         let large: [UInt8] = [0, 0, 0, 1] + Array("mdat".utf8) + [0, 0, 0, 0, 0, 0, 0, 40] + [UInt8](repeating: 9, count: 24)
-        assertEnds(heif + large, at: heif.count + large.count, "HEIF with a large box")
+        assertEnds(heif + large, at: heif.count + large.count, "HEIF with a large box", unjudged: 3)
 
-        let gif = Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 30) + [0x3B]
-        XCTAssertEqual(verdict(gif), true)
-        XCTAssertEqual(verdict(Array(gif.dropLast())), false)
+        // A box of 8 bytes (an empty `free`) at the end: nothing left to pass over.
+        let freeBox: [UInt8] = [0, 0, 0, 8] + Array("free".utf8)
+        XCTAssertEqual(verdict(heif + freeBox), true)
+        XCTAssertNil(verdict(heif + [0, 0, 0]), "three bytes past the last box: padding or a cut header")
 
-        var bmp = Array("BM".utf8) + [70, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0] + [UInt8](repeating: 0, count: 52)
-        assertEnds(bmp, at: bmp.count, "BMP")
-        bmp.replaceSubrange(2..<6, with: [0, 0, 0, 0])
-        XCTAssertNil(verdict(Array(bmp.prefix(40))), "a BMP that declares no size is not judged")
+        // GIF: screen descriptor with a global colour table, an extension, an image whose
+        // data has a 0x3B byte, the trailer; then a newline some servers add.
+        var gif = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0] + [0, 0, 0, 0xFF, 0xFF, 0xFF]
+        gif += [0x21, 0xF9, 4, 0, 0, 0, 0, 0]
+        gif += [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0] + [2, 3, 0x3B, 0x3B, 0x3B, 0] + [0x3B]
+        assertEnds(gif + [0x0A], at: gif.count, "GIF with a byte after its trailer")
+        XCTAssertEqual(verdict(Array(gif[..<(gif.count - 3)])), false, "cut where the last byte is 0x3B")
+
+        let bmp = Array("BM".utf8) + [70, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0] + [UInt8](repeating: 0, count: 52)
+        XCTAssertNil(verdict(bmp), "BMP writers get the size field wrong: not judged")
+        let jpegLS: [UInt8] = [0xFF, 0xD8, 0xFF, 0xF7, 0, 11, 8, 0, 1, 0, 1, 1, 1, 0x11, 0] + [0xFF, 0x7F, 1, 2]
+        XCTAssertNil(verdict(jpegLS), "JPEG-LS scans hold 0xFF 0x7F: not judged")
     }
 
     func testTheVerdictOnHostileBytesDoesNotDependOnHowTheyArrive() {
