@@ -61,12 +61,19 @@ struct LibraryPathPlanner {
     static func lastModifiedTime(_ text: String, now: time_t) -> time_t? {
         var parsed = curl_getdate(text, nil)
         guard parsed > 0, parsed <= now + 86_400 else { return nil }
-        let words = text.split(whereSeparator: { " ,-".contains($0) })
-        if words.contains(where: { $0.count == 4 && $0.first == "0" && $0.allSatisfy(\.isNumber) }) { return nil }
+        // The date's words, without a numeric zone ("-0500"), RFC 850's "06-Nov-94" split up.
+        let words = text.split(whereSeparator: { " ,".contains($0) })
+            .filter { !($0.count == 5 && "+-".contains($0.first!) && $0.dropFirst().allSatisfy(\.isNumber)) }
+            .flatMap { $0.split(separator: "-").map { Substring($0) } }
+        let isNumber = { (word: Substring, digits: ClosedRange<Int>) in digits.contains(word.count) && word.allSatisfy(\.isNumber) }
+        if words.contains(where: { isNumber($0, 4...4) && $0.first == "0" }) { return nil }
         // The day is the first number of one or two digits in all three HTTP date forms.
         var parts = tm()
         gmtime_r(&parsed, &parts)
-        if let day = words.first(where: { (1...2).contains($0.count) && $0.allSatisfy(\.isNumber) }), Int(day) != Int(parts.tm_mday) {
+        let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        if let day = words.first(where: { isNumber($0, 1...2) }).flatMap({ Int($0) }),
+           let month = words.lazy.compactMap({ months.firstIndex(of: $0.prefix(3).lowercased()) }).first,
+           day > daysIn(month: month + 1, year: words.first { isNumber($0, 4...4) }.flatMap { Int($0) } ?? Int(parts.tm_year) + 1900) {
             return nil
         }
         return parsed

@@ -195,12 +195,14 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil, now: 0).datedBy, .fetchTime)
 
         // Last-Modified: no future date, no year that libcurl would read as two digits.
-        let now: time_t = 1_700_000_000  // 2023-11-14
-        for (header, folder) in [("Wed, 21 Oct 2015 07:28:00 GMT", "2015/10/21"), ("Sat, 01 Jan 0050 00:00:00 GMT", "2023/11/14"),
-                                 ("Fri, 01 Jan 0099 00:00:00 GMT", "2023/11/14"), ("Fri, 01 Jan 2100 00:00:00 GMT", "2023/11/14"),
+        let now: time_t = 1_730_000_000  // 2024-10-27
+        for (header, folder) in [("Wed, 21 Oct 2015 07:28:00 GMT", "2015/10/21"), ("Sat, 01 Jan 0050 00:00:00 GMT", "2024/10/27"),
+                                 ("Fri, 01 Jan 0099 00:00:00 GMT", "2024/10/27"), ("Fri, 01 Jan 2100 00:00:00 GMT", "2024/10/27"),
                                  ("Thursday, 21-Oct-15 07:28:00 GMT", "2015/10/21"), ("Wed Oct 21 07:28:00 2015", "2015/10/21"),
-                                 ("Wed Oct  1 07:28:00 2015", "2015/10/01"), ("Mon, 30 Feb 2021 00:00:00 GMT", "2023/11/14"),
-                                 ("Thu, 31 Apr 2021 00:00:00 GMT", "2023/11/14")] {
+                                 ("Wed Oct  1 07:28:00 2015", "2015/10/01"), ("Mon, 30 Feb 2021 00:00:00 GMT", "2024/10/27"),
+                                 ("Thu, 31 Apr 2021 00:00:00 GMT", "2024/10/27"), ("Mon, 29 Feb 2016 10:00:00 GMT", "2016/02/29"),
+                                 ("Mon, 01 Jan 2024 10:00:00 -0500", "2024/01/01"), ("Sun, 31 Mar 2024 23:00:00 -0500", "2024/04/01"),
+                                 ("Mon, 01 Jan 2024 01:00:00 +0200", "2023/12/31"), ("Sunday, 31-Mar-24 23:00:00 GMT", "2024/03/31")] {
             XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: header, now: now).folder, folder, header)
         }
         XCTAssertEqual(LibraryPathPlanner.stem(url: "http://a.test/", sha256: "abcdef0123456789"), "abcdef012345")
