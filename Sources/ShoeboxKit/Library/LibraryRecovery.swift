@@ -13,7 +13,10 @@ public enum LibraryRecovery {
         var report = Report()
         report.partialsRemoved = try store.removePartialDownloads()
         for sha256 in try store.pendingStaged() {
-            if let original = try catalog.original(sha256: sha256), !store.exists(path: original.path) {
+            // Content restoring a missing original is staged before it is synced (its row
+            // exists already): only whole content is published.
+            if let original = try catalog.original(sha256: sha256), !store.exists(path: original.path),
+               store.stagedContentMatches(sha256: sha256) {
                 try store.publish(sha256: sha256, to: original.path)
                 report.published += 1
             } else {

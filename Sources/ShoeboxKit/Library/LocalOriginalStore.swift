@@ -89,6 +89,10 @@ public final class LocalOriginalStore: OriginalStore {
         try stagingEntries().filter { $0.hasSuffix(Self.stagedSuffix) }.map { String($0.dropLast(Self.stagedSuffix.count)) }
     }
 
+    public func stagedContentMatches(sha256: String) -> Bool {
+        (try? SHA256Hasher.hashFile(atPath: stagedPath(sha256)).sha256) == sha256
+    }
+
     public func removePartialDownloads() throws -> Int {
         var removed = 0
         for name in try stagingEntries() where name.hasSuffix(Self.partialSuffix) {

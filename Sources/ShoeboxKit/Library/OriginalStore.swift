@@ -21,6 +21,9 @@ public protocol OriginalStore: AnyObject {
     func discardStaged(sha256: String)
     /// Hashes of content staged but not yet published (left by a crash).
     func pendingStaged() throws -> [String]
+    /// Whether staged content still hashes to `sha256`: after a power loss a rename can
+    /// be on disk without the bytes it named.
+    func stagedContentMatches(sha256: String) -> Bool
     /// Removes partial downloads left by a crash.
     func removePartialDownloads() throws -> Int
     func exists(path: String) -> Bool
