@@ -50,6 +50,23 @@ struct ResponseInfo {
         return Double(max(0, date - now))
     }
 
+    /// Where the last response redirects to (its Location, resolved against the URL it
+    /// answered), and how many redirects led to it. libcurl keeps the target it follows
+    /// to itself (CURLINFO_REDIRECT_URL is only for redirects it does not follow).
+    static func redirect(_ handle: UnsafeMutableRawPointer) -> (url: String, followed: Int)? {
+        guard let location = header(handle, "Location"), let base = string(handle, CURLINFO_EFFECTIVE_URL),
+              let url = curl_url() else { return nil }
+        defer { curl_url_cleanup(url) }
+        guard curl_url_set(url, CURLUPART_URL, base, 0) == CURLUE_OK,
+              curl_url_set(url, CURLUPART_URL, location, 0) == CURLUE_OK else { return nil }
+        var resolved: UnsafeMutablePointer<CChar>?
+        guard curl_url_get(url, CURLUPART_URL, &resolved, 0) == CURLUE_OK, let resolved else { return nil }
+        defer { curl_free(resolved) }
+        var count = 0
+        _ = shim_curl_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &count)
+        return (String(cString: resolved), count)
+    }
+
     private static func string(_ handle: UnsafeMutableRawPointer, _ info: CURLINFO) -> String? {
         var pointer: UnsafePointer<CChar>?
         guard shim_curl_getinfo_string(handle, info, &pointer) == CURLE_OK, let pointer else { return nil }

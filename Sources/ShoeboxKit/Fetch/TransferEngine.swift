@@ -152,11 +152,11 @@ public final class TransferEngine: @unchecked Sendable {
         curl_easy_reset(handle)
         let long = { (option: CURLoption, value: Int) in _ = shim_curl_setopt_long(handle, option, value) }
         let string = { (option: CURLoption, value: String) in _ = shim_curl_setopt_string(handle, option, value) }
-        string(CURLOPT_URL, state.request.item.url)
+        string(CURLOPT_URL, state.url)
         string(CURLOPT_PROTOCOLS_STR, "http,https")
         string(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         long(CURLOPT_FOLLOWLOCATION, 1)
-        long(CURLOPT_MAXREDIRS, 10)
+        long(CURLOPT_MAXREDIRS, max(0, 10 - state.redirectsBefore))
         long(CURLOPT_NOSIGNAL, 1)
         long(CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
         long(CURLOPT_NOPROGRESS, 0)
@@ -164,7 +164,7 @@ public final class TransferEngine: @unchecked Sendable {
         long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         // Waiting to multiplex pays only where HTTP/2 can be agreed (TLS): over plain
         // HTTP/1.1 it holds every other transfer to the host until the first one ends.
-        if state.request.item.url.prefix(6).lowercased() == "https:" {
+        if state.url.prefix(6).lowercased() == "https:" {
             long(CURLOPT_PIPEWAIT, 1)
         }
         // No Accept-Encoding (images gain nothing from gzip), and a body a server compresses
@@ -239,6 +239,12 @@ public final class TransferEngine: @unchecked Sendable {
     }
 
     private func finish(_ state: TransferState, handle: UnsafeMutableRawPointer, code: CURLcode, completion: (CompletedTransfer) -> Void) {
+        if state.redirectToFollow != nil && !isCancelled {
+            state.discardFile()
+            state.followRedirect()
+            start(state)
+            return
+        }
         let sha256 = state.completeWrites()
         let response = ResponseInfo(handle: handle)
         let verdict = TransferVerdict(code: code, response: response, state: state)

@@ -33,6 +33,20 @@ final class TransferState {
     private var lastByteCount: Int64 = -1
     let stallTimeout: Double
 
+    /// The URL the next attempt asks for: the request's, or where a redirect left off.
+    private(set) var url: String
+    /// Redirects followed before `url` (against the limit of 10).
+    private(set) var redirectsBefore = 0
+    /// Set when the attempt stopped reading a redirect's long page to follow it.
+    private(set) var redirectToFollow: (url: String, followed: Int)?
+
+    /// Carries on at the redirect's target, on a new connection.
+    func followRedirect() {
+        guard let target = redirectToFollow else { return }
+        url = target.url
+        redirectsBefore += target.followed + 1
+    }
+
     /// The easy handle running the current attempt.
     var handle: UnsafeMutableRawPointer?
     /// curl's detailed error text for the current attempt.
@@ -55,6 +69,7 @@ final class TransferState {
         self.attempts = attempts
         self.maxSize = maxSize
         self.store = store
+        url = request.item.url
     }
 
     /// Starts a fresh attempt: forget any partial body.
@@ -67,6 +82,7 @@ final class TransferState {
         oversize = false
         decoder = nil
         endTracker = nil
+        redirectToFollow = nil
         discarding = false
         statusChecked = false
         writeError = nil
@@ -79,7 +95,13 @@ final class TransferState {
     /// false when nothing arrived for `stallTimeout` seconds, which aborts the transfer.
     func checkProgress(downloaded: Int64) -> Bool {
         if !statusChecked && downloaded > Self.drainLimit, let status = ignoredBodyStatus() {
-            abortReason = "HTTP \(status) with a page over \(ByteSize.format(Self.drainLimit)); not read to its end"
+            // A redirect's long page: libcurl would read it all before following; the
+            // engine follows it on a new connection instead.
+            if let handle, (300..<400).contains(status), let target = ResponseInfo.redirect(handle) {
+                redirectToFollow = target
+            } else {
+                abortReason = "HTTP \(status) with a page over \(ByteSize.format(Self.drainLimit)); not read to its end"
+            }
             return false
         }
         let now = TransferEngine.now()
