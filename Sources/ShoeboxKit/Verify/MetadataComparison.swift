@@ -8,7 +8,11 @@ enum MetadataComparison {
         var differences: [String] = []
         // takenAt may be a fallback (Last-Modified, download time) when the file has no
         // plausible EXIF date, so only such a date in the file is compared.
-        if let date = captureDate(metadata), date != recorded.takenAt.flatMap(LibraryPathPlanner.canonicalEXIFDate) ?? recorded.takenAt {
+        // Compared in EXIF's form; a date recorded as written before dates were checked
+        // against the calendar (2021:02:30) still matches its file.
+        let written = [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate]
+        if let date = captureDate(metadata), date != recorded.takenAt.flatMap(LibraryPathPlanner.canonicalEXIFDate) ?? recorded.takenAt,
+           !written.contains(recorded.takenAt) {
             differences.append("capture time \(quoted(date)) but recorded \(quoted(recorded.takenAt))")
         }
         if normalized(metadata.make) != normalized(recorded.make) {

@@ -51,4 +51,16 @@ final class MetadataComparisonTests: XCTestCase {
         XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2022:02:02 02:02:02"), read: metadata), [])
         XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2026:01:01 00:00:00"), read: metadata).count, 1)
     }
+
+    func testDatesAreComparedInEXIFsFormAndOldRecordsOfImpossibleDatesStillMatch() {
+        var iso = metadata(date: "2021-05-06T07:08:09")
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2021:05:06 07:08:09"), read: iso), [])
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2021-05-06T07:08:09"), read: iso), [], "recorded as written")
+        // Before dates were checked against the calendar, fetch recorded 2021:02:30 as it was.
+        iso = metadata(date: "2021:02:30 10:00:00")
+        iso.createDate = "2021:03:01 10:00:00"
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2021:02:30 10:00:00"), read: iso), [])
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2021:03:01 10:00:00"), read: iso), [])
+        XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2020:01:01 00:00:00"), read: iso).count, 1)
+    }
 }
