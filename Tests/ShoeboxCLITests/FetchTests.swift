@@ -371,12 +371,6 @@ final class FetchTests: XCTestCase {
         let again = try runner.fetch([lower, upper], ["--jobs", "1"])
         let more = Set(again.records.compactMap { $0["path"] as? String })
         XCTAssertEqual(more, ["originals/2020/01/02/img-4.jpg", "originals/2020/01/02/Img-5.jpg"])
-
-        // Any letter's case: "Été" and "été" are one name there too, across runs as well.
-        let accented = server.url("/photo/%C3%89t%C3%A9.jpg?seed=6&date=2020:01:02%2003:04:05")
-        let lowerAccented = server.url("/photo/%C3%A9t%C3%A9.jpg?seed=7&date=2020:01:02%2003:04:05")
-        XCTAssertEqual(try runner.fetch([accented]).record(accented)?["path"] as? String, "originals/2020/01/02/\u{C9}t\u{E9}.jpg")
-        XCTAssertEqual(try runner.fetch([lowerAccented]).record(lowerAccented)?["path"] as? String, "originals/2020/01/02/\u{E9}t\u{E9}-2.jpg")
     }
 
     func testNamesSentDecomposedAreStoredComposedAndCollideWithTheComposedName() throws {

@@ -246,29 +246,9 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
 
     public func hasOriginal(pathIgnoringCase path: String) throws -> Bool {
         try locked {
-            if path.utf8.allSatisfy({ $0 < 0x80 }) {
-                return try connection.query("SELECT 1 FROM originals WHERE path = ? COLLATE NOCASE LIMIT 1", [.text(path)]) { $0.int(0) }
-                    .first != nil
-            }
-            // SQLite folds ASCII only. LIKE, which the NOCASE index serves up to the first
-            // wildcard, finds the paths that differ at most in their other letters ("%" stands
-            // for each run of them, composed or not); Swift folds those.
-            var pattern = ""
-            for scalar in path.unicodeScalars {
-                if !scalar.isASCII {
-                    if !pattern.hasSuffix("%") || pattern.hasSuffix("\\%") { pattern += "%" }
-                } else {
-                    pattern += "\\%_".unicodeScalars.contains(scalar) ? "\\" + String(scalar) : String(scalar)
-                }
-            }
-            let folded = Self.caseFolded(path)
-            return try connection.query("SELECT path FROM originals WHERE path LIKE ? ESCAPE '\\'", [.text(pattern)]) { $0.string(0) }
-                .contains { $0.map(Self.caseFolded) == folded }
+            try connection.query("SELECT 1 FROM originals WHERE path = ? COLLATE NOCASE LIMIT 1", [.text(path)]) { $0.int(0) }
+                .first != nil
         }
-    }
-
-    private static func caseFolded(_ path: String) -> String {
-        path.precomposedStringWithCanonicalMapping.lowercased()
     }
 
     public func insertOriginal(_ record: OriginalRecord) throws {
