@@ -28,16 +28,6 @@ struct ResponseInfo {
         if shim_curl_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &count) == CURLE_OK { redirects = count }
     }
 
-    /// Whether the body ends where the connection closed (HTTP/1 without Content-Length or
-    /// chunked framing), so a cut-off body cannot be told from a whole one by its framing.
-    static func isDelimitedByClose(_ handle: UnsafeMutableRawPointer) -> Bool {
-        var version = 0
-        _ = shim_curl_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
-        let framed = header(handle, "Content-Length") != nil
-            || header(handle, "Transfer-Encoding")?.lowercased().contains("chunked") == true
-        return version < Int(CURL_HTTP_VERSION_2_0) && !framed
-    }
-
     /// RFC 9110: delay-seconds (digits only) or an HTTP date; nil for anything else.
     /// Read here, not by libcurl, which reads garbage and delays past 2^63 as 0: "retry
     /// at once" to a server asking us to slow down. A delay too long for any clock

@@ -184,13 +184,12 @@ final class TransferState {
             var status = 0
             shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             discarding = !(200..<300).contains(status)
-            if !discarding {
-                // With a Transfer-Encoding, libcurl rightly ignores any Content-Length.
-                let framedByLength = handle.map { ResponseInfo.header($0, "Transfer-Encoding") == nil } ?? true
-                guard declaredSizeFits(framedByLength: framedByLength), !framedByLength || lengthIsConsistent(), startDecoding() else {
+            if !discarding, let handle {
+                let framing = ResponseFraming(handle)
+                guard declaredSizeFits(framing), !framing.isFramedByLength || lengthIsConsistent(framing), startDecoding() else {
                     return 0
                 }
-                if let handle, ResponseInfo.isDelimitedByClose(handle) { endTracker = ImageEndTracker() }
+                if framing.isDelimitedByClose { endTracker = ImageEndTracker() }
             }
         }
         if discarding {
@@ -212,12 +211,12 @@ final class TransferState {
     static let drainLimit: Int64 = 1 << 20
 
     /// False (transfer refused) when the 2xx body's Content-Length is over --max-size.
-    private func declaredSizeFits(framedByLength: Bool) -> Bool {
+    private func declaredSizeFits(_ framing: ResponseFraming) -> Bool {
         guard let handle else { return true }
         var declared: curl_off_t = -1
         _ = shim_curl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
         // A length of more digits than libcurl can hold is dropped by it, as if none was sent.
-        let tooLongToHold = framedByLength && declared < 0 && ResponseInfo.header(handle, "Content-Length")
+        let tooLongToHold = framing.isFramedByLength && declared < 0 && framing.contentLengths.first
             .map { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } } == true
         guard Int64(declared) > maxSize || tooLongToHold else { return true }
         abortReason = "Content-Length exceeds --max-size (\(ByteSize.format(maxSize))); not downloaded"
@@ -227,9 +226,8 @@ final class TransferState {
 
     /// False (transfer aborted) when the response has Content-Length headers that disagree:
     /// libcurl believes one of them, and a body cut to it would pass for whole.
-    private func lengthIsConsistent() -> Bool {
-        guard let handle else { return true }
-        let lengths = Set(ResponseInfo.headerValues(handle, "Content-Length"))
+    private func lengthIsConsistent(_ framing: ResponseFraming) -> Bool {
+        let lengths = Set(framing.contentLengths)
         guard lengths.count > 1 else { return true }
         let shown = lengths.sorted().map { $0.count > 20 ? $0.prefix(20) + "…" : $0 }
         abortReason = "conflicting Content-Length headers (\(shown.joined(separator: ", "))): the body's length cannot be known"

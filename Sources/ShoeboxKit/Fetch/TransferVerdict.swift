@@ -50,7 +50,7 @@ struct TransferVerdict {
                     + " (no Content-Length or chunked framing to check the length against)"
                 retryable = true
             } else if state.bytes == 0 && status != 204 && status != 205,
-                      let handle = state.handle, ResponseInfo.isDelimitedByClose(handle) {
+                      let handle = state.handle, ResponseFraming(handle).isDelimitedByClose {
                 // Nothing says where the body should have ended: a connection closed
                 // early (even inside the headers) looks just like an empty body.
                 failure = "connection closed before any body arrived"
