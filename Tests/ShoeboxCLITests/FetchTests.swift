@@ -373,6 +373,18 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(more, ["originals/2020/01/02/img-4.jpg", "originals/2020/01/02/Img-5.jpg"])
     }
 
+    func testNamesThatDifferByTheCaseOfALetterOutsideASCIICollideAcrossRuns() throws {
+        // "Été" and "été" are one name on macOS and exFAT; SQLite's NOCASE folds ASCII only.
+        let capital = server.url("/photo/%C3%89t%C3%A9.jpg?seed=upper&date=2020:01:05%2003:04:05")
+        let small = server.url("/photo/%C3%A9t%C3%A9.jpg?seed=lower&date=2020:01:05%2003:04:05")
+        let first = try runner.fetch([capital])
+        XCTAssertEqual(first.record(capital)?["path"] as? String, "originals/2020/01/05/\u{C9}t\u{E9}.jpg")
+        let second = try runner.fetch([small])
+        XCTAssertEqual(second.status, 0)
+        XCTAssertEqual(second.record(small)?["path"] as? String, "originals/2020/01/05/\u{E9}t\u{E9}-2.jpg")
+        try runner.assertConsistent()
+    }
+
     func testNamesSentDecomposedAreStoredComposedAndCollideWithTheComposedName() throws {
         // "café" as a Mac uploads it (e + U+0301) and as typed elsewhere (U+00E9): one name
         // on macOS file systems, so one name here too.

@@ -9,8 +9,9 @@ public protocol Catalog: AnyObject {
 
     func original(sha256: String) throws -> OriginalRecord?
     func original(path: String) throws -> OriginalRecord?
-    /// Whether an original's path equals `path` ignoring ASCII case (IMG_1.jpg and img_1.JPG
-    /// cannot both live in one folder once a library is copied to macOS or exFAT).
+    /// Whether an original's path equals `path` ignoring case, letters outside ASCII included
+    /// (`CaseFoldedPath`): IMG_1.jpg and img_1.JPG, or Été.jpg and été.jpg, cannot both live in
+    /// one folder once a library is copied to macOS or exFAT.
     func hasOriginal(pathIgnoringCase path: String) throws -> Bool
     /// Inserts a new original; fails if its sha256 or path is already recorded.
     func insertOriginal(_ record: OriginalRecord) throws

@@ -1,4 +1,4 @@
-/// The catalog schema (version 2), as stored in `LIBRARY/catalog.sqlite`.
+/// The catalog schema (version 3), as stored in `LIBRARY/catalog.sqlite`.
 ///
 /// The database runs in WAL mode with `synchronous=FULL` (every commit is on disk
 /// when `COMMIT` returns) and `foreign_keys=ON`. Text times are ISO 8601 UTC unless
@@ -27,11 +27,13 @@
 ///     gps_altitude  REAL,                 -- metres above sea level
 ///     orientation   INTEGER,              -- EXIF orientation 1..8
 ///     added_at      TEXT NOT NULL,
-///     dated_by      TEXT                  -- where taken_at came from: exif|last-modified|fetch-time|file-time
+///     dated_by      TEXT,                 -- where taken_at came from: exif|last-modified|fetch-time|file-time
 ///                                         --   (NULL: catalogued by schema 1, which did not record it)
+///     folded_path   TEXT                  -- path lower-cased (Unicode), NFC: fetch gives no two originals the
+///                                         --   same one, so the library can be copied to a case-insensitive disk
 /// );
 ///
-/// CREATE INDEX originals_path_nocase ON originals(path COLLATE NOCASE);  -- no two paths differ by case only
+/// CREATE INDEX originals_folded_path ON originals(folded_path);
 ///
 /// -- One row per URL ever fetched, keyed by the URL as listed.
 /// CREATE TABLE sources (
@@ -66,17 +68,24 @@
 /// Foreign keys are checked at commit (`DEFERRABLE INITIALLY DEFERRED`), so within
 /// one transaction a source may be written before its original.
 ///
-/// Version history: 2 added `originals.dated_by`, `thumbnails.settings` and `originals_path_nocase`. A writer upgrades an older catalog
-/// when it opens it (`upgrades`); a reader of an older catalog sees NULL there.
+/// Version history: 2 added `originals.dated_by`, `thumbnails.settings` and the index
+/// `originals_path_nocase` (ASCII case only); 3 replaced that index by `folded_path`
+/// (`CaseFoldedPath`), which also folds letters outside ASCII (É, Ж). A writer upgrades an
+/// older catalog when it opens it (`upgrades`, then `SQLiteCatalog` fills `folded_path`);
+/// a reader of an older catalog sees NULL for the newer columns.
 enum CatalogSchema {
     /// The version this build writes and understands.
-    static let version = 2
+    static let version = 3
 
     /// The statements that bring a catalog of version `key - 1` to version `key`.
     static let upgrades: [Int: [String]] = [
         2: ["ALTER TABLE originals ADD COLUMN dated_by TEXT", "ALTER TABLE thumbnails ADD COLUMN settings TEXT",
             "CREATE INDEX IF NOT EXISTS originals_path_nocase ON originals(path COLLATE NOCASE)"],
+        3: ["ALTER TABLE originals ADD COLUMN folded_path TEXT", "DROP INDEX IF EXISTS originals_path_nocase"],
     ]
+    /// Run after the upgrade to version 3 has filled `folded_path`: indexing the filled
+    /// column once is faster than updating the index row by row.
+    static let foldedPathIndex = "CREATE INDEX IF NOT EXISTS originals_folded_path ON originals(folded_path)"
 
     /// The statements creating the current version, run in one transaction on a new catalog.
     static let createStatements: [String] = [
@@ -102,7 +111,8 @@ enum CatalogSchema {
             gps_altitude REAL,
             orientation INTEGER,
             added_at TEXT NOT NULL,
-            dated_by TEXT
+            dated_by TEXT,
+            folded_path TEXT
         )
         """,
         """
@@ -118,7 +128,7 @@ enum CatalogSchema {
             reason TEXT
         )
         """,
-        "CREATE INDEX originals_path_nocase ON originals(path COLLATE NOCASE)",
+        foldedPathIndex,
         "CREATE INDEX sources_sha256 ON sources(sha256)",
         """
         CREATE TABLE thumbnails (

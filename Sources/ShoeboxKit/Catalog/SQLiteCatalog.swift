@@ -138,8 +138,10 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         }
         if found < Self.schemaVersion {
             if isReadOnly {
-                originalColumns = CatalogSchema.originalColumnsVersion1
-                thumbnailColumns = CatalogSchema.thumbnailColumnsVersion1
+                if found < 2 {
+                    originalColumns = CatalogSchema.originalColumnsVersion1
+                    thumbnailColumns = CatalogSchema.thumbnailColumnsVersion1
+                }
             } else {
                 try upgradeSchema(from: found)
             }
@@ -151,9 +153,28 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         try transaction {
             for version in (found + 1)...Self.schemaVersion {
                 for statement in CatalogSchema.upgrades[version] ?? [] { try connection.execute(statement) }
+                if version == 3 { try fillFoldedPaths() }
             }
             try connection.run("UPDATE meta SET value = ? WHERE key = 'schema_version'", [.text(String(Self.schemaVersion))])
         }
+    }
+
+    /// Computes `folded_path` for every original (Swift folds letters SQLite cannot), in
+    /// slices so a catalog of millions is never held in memory, then indexes it.
+    private func fillFoldedPaths() throws {
+        var lastRow: Int64 = 0
+        while true {
+            let slice = try connection.query(
+                "SELECT rowid, path FROM originals WHERE rowid > ? ORDER BY rowid LIMIT 10000", [.integer(lastRow)]
+            ) { ($0.int64(0) ?? 0, $0.string(1) ?? "") }
+            guard let last = slice.last else { break }
+            for (row, path) in slice {
+                try connection.run("UPDATE originals SET folded_path = ? WHERE rowid = ?",
+                                   [.text(CaseFoldedPath.fold(path)), .integer(row)])
+            }
+            lastRow = last.0
+        }
+        try connection.execute(CatalogSchema.foldedPathIndex)
     }
 
     private func createSchema() throws {
@@ -246,20 +267,22 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
 
     public func hasOriginal(pathIgnoringCase path: String) throws -> Bool {
         try locked {
-            try connection.query("SELECT 1 FROM originals WHERE path = ? COLLATE NOCASE LIMIT 1", [.text(path)]) { $0.int(0) }
-                .first != nil
+            try connection.query(
+                "SELECT 1 FROM originals WHERE folded_path = ? LIMIT 1", [.text(CaseFoldedPath.fold(path))]
+            ) { $0.int(0) }.first != nil
         }
     }
 
     public func insertOriginal(_ record: OriginalRecord) throws {
         try locked {
             try connection.run(
-                "INSERT INTO originals (\(CatalogSchema.originalColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     .text(record.sha256), .text(record.path), .integer(record.bytes), .text(record.contentType),
                     .of(record.width), .of(record.height), .of(record.takenAt), .of(record.make), .of(record.model),
                     .of(record.gpsLatitude), .of(record.gpsLongitude), .of(record.gpsAltitude),
                     .of(record.orientation), .text(record.addedAt), .of(record.datedBy?.rawValue),
+                    .text(CaseFoldedPath.fold(record.path)),
                 ])
         }
     }

@@ -133,12 +133,12 @@ final class Archiver {
         let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256)
         let path = try discarding(file) {
             try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
-                if reservedPaths.contains($0.lowercased()) || store.exists(path: $0) { return true }
+                if reservedPaths.contains(CaseFoldedPath.fold($0)) || store.exists(path: $0) { return true }
                 return try catalog.hasOriginal(pathIgnoringCase: $0)
             }
         }
         try store.stage(file, sha256: sha256)
-        reservedPaths.insert(path.lowercased())
+        reservedPaths.insert(CaseFoldedPath.fold(path))
         stagedPaths[sha256] = path
 
         let record = OriginalRecord(

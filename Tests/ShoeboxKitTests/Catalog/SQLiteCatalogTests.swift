@@ -172,8 +172,9 @@ final class SQLiteCatalogTests: XCTestCase {
     func testVersion1CatalogIsReadAsIsAndUpgradedByAWriter() throws {
         do {
             let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
-            for statement in CatalogSchema.createStatements where !statement.contains("originals_path_nocase") {
-                try raw.execute(statement.replacingOccurrences(of: ",\n    dated_by TEXT", with: "")
+            for statement in CatalogSchema.createStatements where !statement.contains("originals_folded_path") {
+                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT", with: "")
+                    .replacingOccurrences(of: ",\n    dated_by TEXT", with: "")
                     .replacingOccurrences(of: ",\n    settings TEXT", with: ""))
             }
             XCTAssertEqual(try raw.query("SELECT count(*) FROM pragma_table_info('originals') WHERE name = 'dated_by'") { $0.int(0) }, [0])
@@ -200,7 +201,9 @@ final class SQLiteCatalogTests: XCTestCase {
         let writer = try SQLiteCatalog(path: catalogPath)
         XCTAssertEqual(try version(), ["\(SQLiteCatalog.schemaVersion)"])
         XCTAssertEqual(try SQLiteConnection(path: catalogPath, readOnly: true)
-            .query("SELECT count(*) FROM sqlite_master WHERE name = 'originals_path_nocase'") { $0.int(0) }, [1])
+            .query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'originals' AND sql IS NOT NULL") { $0.string(0) },
+            ["originals_folded_path"])
+        XCTAssertTrue(try writer.hasOriginal(pathIgnoringCase: "ORIGINALS/OLD.JPG"), "rows of version 1 get their folded path")
         XCTAssertNil(try writer.original(sha256: hash(1))?.datedBy, "unknown for rows written by version 1")
         try writer.insertOriginal(original(2))
         XCTAssertEqual(try writer.allThumbnails().map(\.settings), [nil], "thumbs remakes these")
@@ -208,6 +211,39 @@ final class SQLiteCatalogTests: XCTestCase {
         writer.close()
         XCTAssertEqual(try SQLiteCatalog(path: catalogPath, readOnly: true).thumbnails(sha256: hash(2)), [thumbnail(hash(2), size: "512")])
         XCTAssertEqual(try SQLiteCatalog(path: catalogPath, readOnly: true).original(sha256: hash(2)), original(2))
+    }
+
+    func testVersion2CatalogIsReadAsIsAndAWriterFillsFoldedPaths() throws {
+        let names = (0..<25_000).map { "originals/2020/01/02/\u{C9}t\u{E9}-\($0).jpg" }  // more than one slice
+        do {
+            let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
+            for statement in CatalogSchema.createStatements where !statement.contains("originals_folded_path") {
+                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT", with: ""))
+            }
+            XCTAssertEqual(try raw.query("SELECT count(*) FROM pragma_table_info('originals') WHERE name = 'folded_path'") { $0.int(0) }, [0])
+            try raw.execute("CREATE INDEX originals_path_nocase ON originals(path COLLATE NOCASE)")
+            try raw.run("INSERT INTO meta (key, value) VALUES ('schema_version', '2')")
+            try raw.execute("BEGIN")
+            for (index, path) in names.enumerated() {
+                try raw.run(
+                    "INSERT INTO originals (sha256, path, bytes, content_type, added_at, dated_by) VALUES (?, ?, 5, 'image/jpeg', 't', 'exif')",
+                    [.text(String(format: "%064x", index)), .text(path)])
+            }
+            try raw.execute("COMMIT")
+        }
+        let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try reader.original(path: names[7])?.datedBy, .exif, "a reader of version 2 sees its columns")
+        reader.close()
+
+        let writer = try SQLiteCatalog(path: catalogPath)
+        let raw = try SQLiteConnection(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try raw.query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }, ["3"])
+        XCTAssertEqual(try raw.query("SELECT count(*) FROM originals WHERE folded_path IS NULL") { $0.int(0) }, [0])
+        XCTAssertEqual(try raw.query("SELECT folded_path FROM originals WHERE path = ?", [.text(names[24_999])]) { $0.string(0) },
+                       ["originals/2020/01/02/\u{E9}t\u{E9}-24999.jpg"])
+        XCTAssertEqual(try raw.query("SELECT count(*) FROM sqlite_master WHERE name = 'originals_path_nocase'") { $0.int(0) }, [0])
+        XCTAssertTrue(try writer.hasOriginal(pathIgnoringCase: "originals/2020/01/02/\u{E9}T\u{C9}-24999.JPG"))
+        XCTAssertFalse(try writer.hasOriginal(pathIgnoringCase: "originals/2020/01/02/\u{E9}t\u{E9}-25000.jpg"))
     }
 
     func testForeignDatabaseIsNotTakenOver() throws {
@@ -237,6 +273,14 @@ final class SQLiteCatalogTests: XCTestCase {
         XCTAssertTrue(try catalog.hasOriginal(pathIgnoringCase: full.path.uppercased()))
         XCTAssertTrue(try catalog.hasOriginal(pathIgnoringCase: "originals/X.PNG"))
         XCTAssertFalse(try catalog.hasOriginal(pathIgnoringCase: "originals/x.png2"))
+    }
+
+    func testPathsDifferingByTheCaseOfLettersOutsideASCIIAreFound() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.insertOriginal(original(1, path: "originals/\u{C9}t\u{E9}/\u{416}.jpg"))  // Été/Ж.jpg
+        XCTAssertTrue(try catalog.hasOriginal(pathIgnoringCase: "originals/\u{E9}t\u{E9}/\u{436}.JPG"))  // été/ж.JPG
+        XCTAssertTrue(try catalog.hasOriginal(pathIgnoringCase: "originals/E\u{301}te\u{301}/\u{416}.jpg"), "decomposed")
+        XCTAssertFalse(try catalog.hasOriginal(pathIgnoringCase: "originals/ete/\u{416}.jpg"), "accents still count")
     }
 
     func testInsertOriginalRejectsKnownHashOrPath() throws {
