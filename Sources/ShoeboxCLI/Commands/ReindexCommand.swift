@@ -54,6 +54,7 @@ public enum ReindexCommand: Command {
             for line in lines(report, layout: layout) { console.out(line) }
         }
         let clean = report.unreadableFiles.isEmpty && report.changedFiles.isEmpty && report.notImages.isEmpty
+            && report.notRegularFiles.isEmpty && report.nonUTF8Names.isEmpty
         return clean ? ExitStatus.success : ExitStatus.someFailed
     }
 
@@ -90,6 +91,11 @@ public enum ReindexCommand: Command {
                 + "(verify reports the mismatch): restore it from a backup")
         }
         for path in report.notImages { lines.append("not-an-image \(path): no image format; left out of the catalog, move it out of originals/") }
+        for path in report.notRegularFiles { lines.append("not-a-file \(path): not a regular file; left out of the catalog, move it out of originals/") }
+        for path in report.nonUTF8Names {
+            lines.append("not-utf8-name \(path): the name is not UTF-8 (stray bytes shown as \\xNN); left out of the catalog, "
+                + "rename it to UTF-8 (e.g. `convmv`) and run reindex again")
+        }
         return lines
     }
 }

@@ -2,38 +2,54 @@ import Foundation
 
 /// A file found in a library folder, with what `lstat` said about it.
 struct LibraryFile: Sendable, Equatable {
-    /// Path relative to the library root.
+    /// Path relative to the library root, byte for byte as on disk; for a name that is
+    /// not UTF-8, a display form with `\xNN` for its stray bytes (`hasUTF8Name` false).
     var path: String
     var bytes: Int64
     var mode: mode_t
     /// Modification time, seconds since 1970 (with fraction).
     var modified: Double
     var isRegular: Bool
+    /// False when the name is not UTF-8: the catalog cannot record such a path.
+    var hasUTF8Name = true
 
     var isWritable: Bool { mode & 0o222 != 0 }
+
+    /// The path's exact bytes, for comparing paths: `==` on `String` takes "café" composed
+    /// and decomposed for one path, where the file system sees two.
+    var pathKey: [UInt8] { Array(path.utf8) }
+
+    init(path: String, info: stat, hasUTF8Name: Bool = true) {
+        self.path = path
+        bytes = Int64(info.st_size)
+        mode = info.st_mode
+        modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        isRegular = (info.st_mode & S_IFMT) == S_IFREG
+        self.hasUTF8Name = hasUTF8Name
+    }
 
     /// `lstat` of `absolute`; nil with `errno` set when it fails.
     static func stat(absolute: String, relative: String) -> LibraryFile? {
         var info = Glibc.stat()
         guard lstat(absolute, &info) == 0 else { return nil }
-        return LibraryFile(
-            path: relative, bytes: Int64(info.st_size), mode: info.st_mode,
-            modified: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9,
-            isRegular: (info.st_mode & S_IFMT) == S_IFREG)
+        return LibraryFile(path: relative, info: info)
     }
 
     /// Every non-folder entry under `folder` (relative to `layout.root`), sorted by path.
     /// A missing folder gives no files.
     static func scan(_ folder: String, in layout: LibraryLayout) -> [LibraryFile] {
-        let base = layout.absolute(folder)
-        guard let walker = FileManager.default.enumerator(atPath: base) else { return [] }
         var files: [LibraryFile] = []
-        while let name = walker.nextObject() as? String {
-            let relative = folder + "/" + name
-            guard let file = stat(absolute: base + "/" + name, relative: relative) else { continue }
-            if (file.mode & S_IFMT) == S_IFDIR { continue }
-            files.append(file)
+        DirectoryWalker.walk(layout.absolute(folder)) { entry in
+            let name = String(validating: entry.relativePath, as: UTF8.self)
+            files.append(LibraryFile(
+                path: folder + "/" + (name ?? escaped(entry.relativePath)), info: entry.info, hasUTF8Name: name != nil))
         }
-        return files.sorted { $0.path < $1.path }
+        return files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    }
+
+    /// `bytes` with every byte outside printable ASCII written `\xNN`.
+    private static func escaped(_ bytes: [UInt8]) -> String {
+        bytes.map { (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\\") ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }
+            .joined()
     }
 }

@@ -44,7 +44,10 @@ public struct LibraryReindexer: Sendable {
         let state = JournalState(entries)
         try recoverStaged(store: store, state: state, report: &report)
 
-        let files = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout).filter(\.isRegular)
+        let found = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
+        report.nonUTF8Names = found.filter { !$0.hasUTF8Name }.map(\.path)
+        report.notRegularFiles = found.filter { $0.hasUTF8Name && !$0.isRegular }.map(\.path)
+        let files = found.filter { $0.hasUTF8Name && $0.isRegular }
         let hashes = hash(files, report: &report)
         let (originals, unjournaled) = chooseOriginals(files, hashes: hashes, state: state, report: &report)
         if !unjournaled.isEmpty {
@@ -113,15 +116,16 @@ public struct LibraryReindexer: Sendable {
         }
     }
 
-    private func hash(_ files: [LibraryFile], report: inout ReindexReport) -> [String: String] {
-        let results = LockedBox((hashes: [String: String](), bytes: Int64(0), unreadable: [String]()))
+    /// Hashes by path bytes (`LibraryFile.pathKey`): composed and decomposed "café" are two files.
+    private func hash(_ files: [LibraryFile], report: inout ReindexReport) -> [[UInt8]: String] {
+        let results = LockedBox((hashes: [[UInt8]: String](), bytes: Int64(0), unreadable: [String]()))
         let layout = layout
         ParallelLoop.run(count: files.count, jobs: jobs) { index in
             let file = files[index]
             let result = try? SHA256Hasher.hashFile(atPath: layout.absolute(file.path))
             results.update {
                 if let result {
-                    $0.hashes[file.path] = result.sha256
+                    $0.hashes[file.pathKey] = result.sha256
                     $0.bytes += result.bytes
                 } else {
                     $0.unreadable.append(file.path)
@@ -136,30 +140,30 @@ public struct LibraryReindexer: Sendable {
 
     /// One record per distinct content, and the records that were not journaled.
     private func chooseOriginals(
-        _ files: [LibraryFile], hashes: [String: String], state: JournalState, report: inout ReindexReport
+        _ files: [LibraryFile], hashes: [[UInt8]: String], state: JournalState, report: inout ReindexReport
     ) -> (all: [OriginalRecord], unjournaled: [OriginalRecord]) {
         var bySHA: [String: [LibraryFile]] = [:]
         var order: [String] = []
         for file in files {
-            guard let sha = hashes[file.path] else { continue }
+            guard let sha = hashes[file.pathKey] else { continue }
             if bySHA[sha] == nil { order.append(sha) }
             bySHA[sha, default: []].append(file)
         }
-        let journaledByPath = Dictionary(state.originals.values.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let journaledByPath = Dictionary(state.originals.values.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { first, _ in first })
         var all: [OriginalRecord] = []
         var unjournaled: [OriginalRecord] = []
         var changed: Set<String> = []
         for sha in order {
             let copies = bySHA[sha] ?? []
             let journaled = state.originals[sha]
-            let chosen = copies.first { $0.path == journaled?.path } ?? copies[0]
-            report.duplicateFiles += copies.filter { $0.path != chosen.path }.map(\.path)
+            let chosen = copies.first { $0.pathKey == journaled.map { Array($0.path.utf8) } } ?? copies[0]
+            report.duplicateFiles += copies.filter { $0.pathKey != chosen.pathKey }.map(\.path)
             if var record = journaled {
                 record.path = chosen.path
                 record.bytes = chosen.bytes
                 all.append(record)
                 report.originalsFromJournal += 1
-            } else if let expected = journaledByPath[chosen.path], bySHA[expected.sha256] == nil {
+            } else if let expected = journaledByPath[chosen.pathKey], bySHA[expected.sha256] == nil {
                 // The journal stored other bytes here: the file changed (bit rot, an edit). Its
                 // record stays, with its sources, so verify goes on reporting the hash mismatch.
                 all.append(expected)
@@ -168,6 +172,7 @@ public struct LibraryReindexer: Sendable {
                 report.originalsFromJournal += 1
             } else if let format = FormatSniffer.sniff(fileAt: layout.absolute(chosen.path)) {
                 let record = recordFromFile(chosen, sha256: sha, format: format)
+                chmod(layout.absolute(chosen.path), 0o444)  // an original, read-only like those fetch stores
                 all.append(record)
                 unjournaled.append(record)
                 report.originalsFromFiles += 1

@@ -46,7 +46,7 @@ public struct LibraryVerifier: Sendable {
         var findings = checkOriginals(originals, staged: Self.stagedHashes(temps), report: &report)
         let files = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
         report.filesScanned = files.count
-        findings += unknownFiles(files, known: Set(originals.map(\.path)))
+        findings += unknownFiles(files, known: Set(originals.map { Array($0.path.utf8) }))
         findings += checkThumbnails(thumbnails, originals: originals)
         findings += checkJournal(originals)
         // A staged file an original is waiting for is that original's pending-publish notice, not a leftover.
@@ -79,13 +79,20 @@ public struct LibraryVerifier: Sendable {
         return results.current.outcome.findings
     }
 
-    private func unknownFiles(_ files: [LibraryFile], known: Set<String>) -> [VerifyProblem] {
-        files.filter { !known.contains($0.path) }.map { file in
-            VerifyProblem(
-                kind: .unknownFile, path: file.path,
-                detail: file.isRegular
-                    ? "not in the catalog (\(file.bytes) bytes); `shoebox reindex --force` adopts it if it is an image, or move it out of originals/"
-                    : "not a regular file and not in the catalog; move it out of originals/")
+    /// `known` holds the catalog's paths as bytes: a name the file system tells apart (composed
+    /// and decomposed "café") is another file, though Swift strings call the two equal.
+    private func unknownFiles(_ files: [LibraryFile], known: Set<[UInt8]>) -> [VerifyProblem] {
+        files.filter { !known.contains($0.pathKey) }.map { file in
+            let detail: String
+            if !file.hasUTF8Name {
+                detail = "its name is not UTF-8 (stray bytes shown as \\xNN), so the catalog cannot record it; "
+                    + "rename it to UTF-8 (e.g. `convmv`) and run `shoebox reindex --force`, or move it out of originals/"
+            } else if file.isRegular {
+                detail = "not in the catalog (\(file.bytes) bytes); `shoebox reindex --force` adopts it if it is an image, or move it out of originals/"
+            } else {
+                detail = "not a regular file and not in the catalog; move it out of originals/"
+            }
+            return VerifyProblem(kind: .unknownFile, path: file.path, detail: detail)
         }
     }
 

@@ -21,6 +21,10 @@ public struct ReindexReport: Sendable, Equatable, Codable {
     public var changedFiles: [String] = []
     /// Files under originals/ that are no image and have no journal entry: left out.
     public var notImages: [String] = []
+    /// Entries under originals/ that are no regular file (symbolic links, FIFOs): left out.
+    public var notRegularFiles: [String] = []
+    /// Files whose name is not UTF-8 (shown with `\xNN` escapes), which the catalog cannot record: left out.
+    public var nonUTF8Names: [String] = []
     /// Rows of the healthy catalog replaced with --force that the journal lacked: journaled first.
     public var entriesFromCatalog = 0
     /// Staged content of an interrupted run moved into place / removed.

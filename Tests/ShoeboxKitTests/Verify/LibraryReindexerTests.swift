@@ -133,8 +133,8 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(second.originalsFromJournal, 1)
         XCTAssertEqual(second.originalsFromFiles, 0)
         XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0, [record])
-        let findings = try LibraryVerifier(layout: layout).run().findings
-        XCTAssertEqual(findings.map(\.kind), [.writable], "a copied-in file keeps its mode; verify says so")
+        XCTAssertEqual(try LibraryVerifier(layout: layout).run().findings, [], "an adopted file is made read-only")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: root + "/originals/2024/05/01/camera.jpg")[.posixPermissions] as? Int, 0o444)
     }
 
     func testFileWithoutCaptureTimeIsDatedByItsModificationTime() throws {
@@ -264,6 +264,35 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(report.notImages, ["originals/notes.txt"])
         XCTAssertEqual(report.originals, 5)
         XCTAssertFalse(try VerifyTestLibrary.dump(layout.catalog).0.contains { $0.path.hasSuffix("notes.txt") })
+    }
+
+    func testAFileNamedLikeAnOriginalUpToUnicodeEquivalenceLeavesThatOriginalAlone() throws {
+        let library = try VerifyTestLibrary(root: root)
+        let composed = "originals/2024/05/01/caf\u{E9}.jpg"
+        let record = try library.store(VerifyTestLibrary.bytes(1), path: composed)
+        let decomposed = "originals/2024/05/01/cafe\u{301}.jpg"
+        Damage.writeFile(named: Array(decomposed.utf8), in: root, contents: VerifyTestLibrary.bytes(2))
+        library.closeCatalog()
+        let report = try reindex(force: true)
+        XCTAssertEqual(report.changedFiles, [])
+        XCTAssertEqual(report.originalsFromJournal, 1)
+        XCTAssertEqual(report.originalsFromFiles, 1, "the decomposed twin is another image, adopted under its own name")
+        let originals = try VerifyTestLibrary.dump(layout.catalog).0
+        let byPath = Dictionary(originals.map { (Array($0.path.utf8), $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        XCTAssertEqual(byPath[Array(composed.utf8)], record.sha256, "the catalogued original keeps its record")
+        XCTAssertEqual(byPath[Array(decomposed.utf8)], try SHA256Hasher.hashFile(atPath: root + "/" + decomposed).sha256)
+        XCTAssertEqual(try LibraryVerifier(layout: layout).run().findings, [])
+    }
+
+    func testEntriesTheCatalogCannotHoldAreListed() throws {
+        _ = try makeLibrary()
+        Damage.writeFile(named: Array("originals/caf".utf8) + [0xE9] + Array(".jpg".utf8), in: root, contents: VerifyTestLibrary.bytes(9))
+        try FileManager.default.createSymbolicLink(atPath: root + "/originals/link.jpg", withDestinationPath: "/etc/passwd")
+        XCTAssertEqual(mkfifo(root + "/originals/pipe.jpg", 0o644), 0)
+        let report = try reindex(force: true)
+        XCTAssertEqual(report.nonUTF8Names, ["originals/caf\\xE9.jpg"])
+        XCTAssertEqual(report.notRegularFiles, ["originals/link.jpg", "originals/pipe.jpg"])
+        XCTAssertEqual(report.originals, 5)
     }
 
     func testForceKeepsWhatAHealthyCatalogKnowsBeyondAJournalCutShort() throws {

@@ -83,6 +83,30 @@ final class LibraryVerifierTests: XCTestCase {
         XCTAssertEqual(kinds(report), [stray: .unknownFile, "originals/link.jpg": .unknownFile])
     }
 
+    func testNameEqualToAnOriginalOnlyUpToUnicodeEquivalenceIsAnotherFile() throws {
+        let library = try VerifyTestLibrary(root: root)
+        let composed = "originals/2024/05/01/caf\u{E9}.jpg"
+        try library.store(VerifyTestLibrary.bytes(1), path: composed)
+        let decomposed = Array("originals/2024/05/01/cafe\u{301}.jpg".utf8)
+        Damage.writeFile(named: decomposed, in: root, contents: VerifyTestLibrary.bytes(2))
+        let report = try verify()
+        XCTAssertEqual(report.filesScanned, 2)
+        XCTAssertEqual(report.findings.map(\.kind), [.unknownFile])
+        XCTAssertEqual(report.findings.map { Array($0.path.utf8) }, [decomposed], "the decomposed file, not the catalogued one")
+    }
+
+    func testNameThatIsNotUTF8IsReportedWithEscapes() throws {
+        _ = try makeLibrary(count: 1)
+        try FileManager.default.createDirectory(atPath: root + "/originals/old", withIntermediateDirectories: true)
+        Damage.writeFile(named: Array("originals/old/caf".utf8) + [0xE9] + Array(".jpg".utf8), in: root, contents: Data("x".utf8))
+        let report = try verify()
+        XCTAssertEqual(report.filesScanned, 2)
+        let finding = try XCTUnwrap(report.findings.first)
+        XCTAssertEqual(finding.kind, .unknownFile)
+        XCTAssertEqual(finding.path, "originals/old/caf\\xE9.jpg")
+        XCTAssertTrue(finding.detail.contains("not UTF-8"), finding.detail)
+    }
+
     func testChangedEXIFSummaryIsAMetadataMismatch() throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory() + "verify-exif-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

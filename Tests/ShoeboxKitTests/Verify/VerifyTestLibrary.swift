@@ -110,4 +110,16 @@ enum Damage {
         XCTAssertEqual(Glibc.truncate(path, off_t(size)), 0)
         chmod(path, 0o444)
     }
+
+    /// Writes a file named by exact bytes (a decomposed or non-UTF-8 name, as a copy from
+    /// macOS or an old archive leaves it), bypassing any String conversion.
+    static func writeFile(named path: [UInt8], in root: String, contents: Data) {
+        let absolute = Array(root.utf8) + [UInt8(ascii: "/")] + path + [0]
+        let fd = absolute.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY | O_TRUNC, 0o444) }
+        }
+        XCTAssertGreaterThanOrEqual(fd, 0, String(cString: strerror(errno)))
+        contents.withUnsafeBytes { XCTAssertEqual(write(fd, $0.baseAddress, $0.count), $0.count) }
+        close(fd)
+    }
 }
