@@ -12,6 +12,29 @@ final class TerminalTextTests: XCTestCase {
         XCTAssertEqual(TerminalText.visible("plain text, ünïcode ✓"), "plain text, ünïcode ✓")
     }
 
+    func testOneLineTextEscapesLineBreaksAndTabsToo() {
+        XCTAssertEqual(TerminalText.oneLine("a\tb\nc\r\u{1B}d é"), "a\\x09b\\x0Ac\\x0D\\x1Bd é")
+    }
+
+    func testALineBreakInAnEXIFStringOrAFileNameForgesNoLine() throws {
+        let server = try startFixtureServer()
+        let folder = try makeTemporaryDirectory(self)
+        let library = folder.appendingPathComponent("lib").path
+        let fetch = try ShoeboxProcess.run(["fetch", "--library", library,
+                                            "--url", server.url("/photo/liar?seed=liar&make=Evil%0A%20%20GPS%20%20%2048.8584%20N")])
+        XCTAssertEqual(fetch.status, 0, fetch.stderr)
+        let inspect = try ShoeboxProcess.run(["inspect", "--library", library])
+        XCTAssertFalse(inspect.stdout.split(separator: "\n").contains { $0.hasPrefix("  GPS") }, inspect.stdout)
+        XCTAssertTrue(inspect.stdout.contains("Evil\\x0A  GPS"), inspect.stdout)
+
+        let forged = "originals/evil\nmissing originals-x.jpg: the catalog has this original but the file is gone"
+        XCTAssertTrue(FileManager.default.createFile(atPath: library + "/" + forged, contents: Data("x".utf8)))
+        let verify = try ShoeboxProcess.run(["verify", "--library", library])
+        XCTAssertEqual(verify.status, 1, verify.stderr)
+        XCTAssertEqual(verify.stdout.split(separator: "\n").filter { $0.hasPrefix("missing") }, [], verify.stdout)
+        XCTAssertTrue(verify.stdout.contains("unknown-file originals/evil\\x0Amissing originals-x.jpg"), verify.stdout)
+    }
+
     func testAnEscapeInAListLineIsNotSentToTheTerminal() throws {
         let folder = try makeTemporaryDirectory(self)
         let list = folder.appendingPathComponent("list.txt")

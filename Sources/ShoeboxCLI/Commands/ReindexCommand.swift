@@ -51,7 +51,7 @@ public enum ReindexCommand: Command {
             encoder.keyEncodingStrategy = .convertToSnakeCase  // as every other --json
             console.out((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
         } else {
-            for line in lines(report, layout: layout) { console.out(line) }
+            for line in lines(report, layout: layout) { console.out(TerminalText.oneLine(line)) }
         }
         let clean = report.unreadableFiles.isEmpty && report.changedFiles.isEmpty && report.notImages.isEmpty
             && report.notRegularFiles.isEmpty && report.nonUTF8Names.isEmpty

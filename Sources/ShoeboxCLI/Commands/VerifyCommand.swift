@@ -41,7 +41,7 @@ public enum VerifyCommand: Command {
         console.clearProgress()
         let json = arguments.flag("json")
         for finding in report.findings {
-            console.out(json ? jsonLine(finding) : finding.line)
+            console.out(json ? jsonLine(finding) : TerminalText.oneLine(finding.line))
         }
         console.note(summary(report) + "\n")
         return report.isClean ? ExitStatus.success : ExitStatus.someFailed

@@ -43,10 +43,10 @@ enum InspectPrinter {
     // MARK: People
 
     static func block(_ metadata: PhotoMetadata, path: String, fileSize: Int64?, includeAllTags: Bool) -> String {
-        var lines = [path]
+        var lines = [TerminalText.oneLine(path)]
         func add(_ label: String, _ value: String?) {
             guard let value, !value.isEmpty else { return }
-            lines.append("  " + label.padding(toLength: 13, withPad: " ", startingAt: 0) + value)
+            lines.append("  " + label.padding(toLength: 13, withPad: " ", startingAt: 0) + TerminalText.oneLine(value))
         }
         var format = metadata.format?.rawValue.uppercased() ?? "unknown format"
         if let width = metadata.width, let height = metadata.height { format += ", \(width) × \(height) px" }
@@ -67,7 +67,7 @@ enum InspectPrinter {
                     group = tag.group
                     lines.append("  [\(group)]")
                 }
-                lines.append("    " + tag.name.padding(toLength: 28, withPad: " ", startingAt: 0) + " " + tag.value)
+                lines.append("    " + tag.name.padding(toLength: 28, withPad: " ", startingAt: 0) + " " + TerminalText.oneLine(tag.value))
             }
         }
         // EXIF strings come from the file: a hostile one could carry terminal escapes.
