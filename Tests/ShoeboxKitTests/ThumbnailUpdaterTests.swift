@@ -170,6 +170,37 @@ final class ThumbnailUpdaterTests: XCTestCase {
                        ["thumbnails/64/2024/05/01/IMG_0001.jpg.jpg", "thumbnails/64/2024/06/02/IMG_0002.jpg.jpg"])
     }
 
+    func testADamagedOriginalKeepsTheThumbnailsMadeFromItsArchivedBytes() throws {
+        let library = try makeRotatedLibrary()
+        let options = ThumbnailOptions(sizes: [.init(width: 64, height: 64)])
+        XCTAssertEqual(try update(library, options).0.made, 1)
+        let thumb = library.root + "/thumbnails/64/2024/05/01/IMG_0001.jpg.jpg"
+        let good = try Data(contentsOf: URL(fileURLWithPath: thumb))
+
+        // An edit or bit rot of the same size: newer than the thumbnail, so it would be remade.
+        let original = library.root + "/" + photo
+        chmod(original, 0o644)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: original))
+        for offset in bytes.count / 2..<bytes.count / 2 + 400 { bytes[offset] = 0x55 }
+        try bytes.write(to: URL(fileURLWithPath: original))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: original)
+        let (summary, events) = try update(library, options)
+        XCTAssertEqual(summary.made, 0)
+        XCTAssertEqual(summary.failed, 1)
+        guard case .failed(_, .originalChanged(let path, _))? = events.first else { return XCTFail("\(events)") }
+        XCTAssertEqual(path, photo)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: thumb)), good, "the good thumbnail is kept")
+
+        // A size other than the archived one is refused even with no thumbnail to lose.
+        try FileManager.default.removeItem(atPath: thumb)
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: original))
+        let (cut, cutEvents) = try update(library, options)
+        XCTAssertEqual(cut.failed, 1)
+        guard case .failed(_, .originalChanged(_, let detail))? = cutEvents.first else { return XCTFail("\(cutEvents)") }
+        XCTAssertTrue(detail.contains("archived with \(bytes.count)"), detail)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: thumb))
+    }
+
     func testBadInputsFailByNameAndTheOthersGoOn() throws {
         let library = try makeRotatedLibrary()
         // A JPEG whose header declares 30000x30000 but holds 16x16 pixels of data:

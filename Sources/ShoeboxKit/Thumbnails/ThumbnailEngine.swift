@@ -117,9 +117,11 @@ public final class ThumbnailEngine: @unchecked Sendable {
             }
             targets.append(ThumbnailTarget(size: size, path: path))
         }
-        guard let originalTime = modificationTime(libraryRoot + "/" + source.path) else {
+        var original = stat()
+        guard stat(libraryRoot + "/" + source.path, &original) == 0 else {
             return [.failed(source, .originalMissing(source.path))]
         }
+        let originalTime = Int64(original.st_mtim.tv_sec) * 1_000_000_000 + Int64(original.st_mtim.tv_nsec)
         var events: [ThumbnailEvent] = []
         var stale: [ThumbnailTarget] = []
         for target in targets {
@@ -138,6 +140,9 @@ public final class ThumbnailEngine: @unchecked Sendable {
             }
         }
         guard !stale.isEmpty else { return events + [.upToDate(source)] }
+        if let changed = changedOriginal(source, size: Int64(original.st_size), overwriting: stale) {
+            return events + [.failed(source, changed)]
+        }
         do {
             let made = try renderer.render(original: source.path, targets: stale)
             let now = Timestamp.iso8601()
@@ -154,6 +159,20 @@ public final class ThumbnailEngine: @unchecked Sendable {
             events.append(.failed(source, .decodeFailed(path: source.path, reason: "\(error)")))
         }
         return events
+    }
+
+    /// Why the original no longer holds the archived bytes, if it does not. Thumbnails made
+    /// from damaged bytes must not replace good ones, which may be the only preview left:
+    /// the size is compared always, the hash when a thumbnail file would be overwritten.
+    private func changedOriginal(_ source: ThumbnailSource, size: Int64, overwriting stale: [ThumbnailTarget]) -> ThumbnailError? {
+        if let archived = source.bytes, archived != size {
+            return .originalChanged(path: source.path, detail: "\(size) bytes, archived with \(archived)")
+        }
+        guard stale.contains(where: { access(libraryRoot + "/" + $0.path, F_OK) == 0 }) else { return nil }
+        guard let hashed = try? SHA256Hasher.hashFile(atPath: libraryRoot + "/" + source.path) else {
+            return nil  // unreadable: the render reports it
+        }
+        return hashed.sha256 == source.sha256 ? nil : .originalChanged(path: source.path, detail: "its SHA-256 differs from the archived one")
     }
 
     /// A catalog record for an existing thumbnail file, from its header.

@@ -11,6 +11,8 @@ public enum ThumbnailError: Error, Equatable, CustomStringConvertible {
     /// the original's pixel data as well as the disk.
     case renderFailed(original: String, thumbnail: String, reason: String)
     case outsideOriginals(String)
+    /// The original's bytes are not the archived ones (bit rot, an edit).
+    case originalChanged(path: String, detail: String)
 
     public var description: String {
         if let (path, reason) = threadRefusal {
@@ -38,6 +40,9 @@ public enum ThumbnailError: Error, Equatable, CustomStringConvertible {
                 + "the original may be corrupt or truncated, or the disk full or read-only"
         case .outsideOriginals(let path):
             return "\(path): not under originals/; only originals get thumbnails"
+        case .originalChanged(let path, let detail):
+            return "\(path): not the archived original any more (\(detail)); its thumbnails are left as they are: "
+                + "'shoebox verify' reports it, restore it from a backup"
         }
     }
 

@@ -27,7 +27,7 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     public func run(prune: Bool, onEvent: (ThumbnailEvent) -> Void = { _ in }) throws -> ThumbnailSummary {
         try CacheDirectoryTag.ensure(in: libraryRoot + "/" + ThumbnailLayout.folder)
         let originals = try catalog.allOriginals()
-        let sources = originals.map { ThumbnailSource(path: $0.path, sha256: $0.sha256) }
+        let sources = originals.map { ThumbnailSource(path: $0.path, sha256: $0.sha256, bytes: $0.bytes) }
         let recorded = Dictionary(try catalog.allThumbnails().map { ($0.path, $0.settings ?? "") }, uniquingKeysWith: { first, _ in first })
         var summary = ThumbnailSummary()
         summary.originals = sources.count
