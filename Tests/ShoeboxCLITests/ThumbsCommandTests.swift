@@ -21,7 +21,7 @@ final class ThumbsCommandTests: XCTestCase {
         XCTAssertNotNil(a64["milliseconds"] as? Double)
         XCTAssertEqual(try library.thumbnails().count, 4)
         XCTAssertTrue(library.exists("thumbnails/CACHEDIR.TAG"))
-        XCTAssertTrue(result.stderr.contains("4 made"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("thumbs: 2 originals: 0 up to date, 0 failed; 4 thumbnails made"), result.stderr)
         let gps = try PhotoLibraryFixture.tool("/usr/bin/exiftool", ["-s", "-GPS:all", library.root + "/thumbnails/128/2024/05/01/a.jpg.jpg"])
         XCTAssertEqual(gps.trimmingCharacters(in: .whitespacesAndNewlines), "", "no GPS in thumbnails")
 

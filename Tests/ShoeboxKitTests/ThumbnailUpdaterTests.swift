@@ -170,6 +170,25 @@ final class ThumbnailUpdaterTests: XCTestCase {
                        ["thumbnails/64/2024/05/01/IMG_0001.jpg.jpg", "thumbnails/64/2024/06/02/IMG_0002.jpg.jpg"])
     }
 
+    func testAKilledRunsTempFilesAreRemovedAndACutThumbnailIsRemade() throws {
+        let library = try makeRotatedLibrary()
+        let options = ThumbnailOptions(sizes: [.init(width: 64, height: 64)])
+        XCTAssertEqual(try update(library, options).0.made, 1)
+        let thumb = library.root + "/thumbnails/64/2024/05/01/IMG_0001.jpg.jpg"
+        let leftover = library.root + "/thumbnails/64/2024/05/01/.tmp-0C0FFEE.jpg"
+        XCTAssertTrue(FileManager.default.createFile(atPath: leftover, contents: Data("half".utf8)))
+        // Cut short (a disk that lost its tail), yet newer than the original.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: thumb))
+        try whole.prefix(100).write(to: URL(fileURLWithPath: thumb))
+
+        let (summary, _) = try update(library, options)
+        XCTAssertEqual(summary.leftoversRemoved, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: leftover))
+        XCTAssertEqual(summary.made, 1, "a thumbnail of another size than recorded is remade")
+        XCTAssertEqual(try ImageFixtures.size(thumb).0, 64)
+        XCTAssertEqual(try update(library, options).0.upToDate, 1)
+    }
+
     func testADamagedOriginalKeepsTheThumbnailsMadeFromItsArchivedBytes() throws {
         let library = try makeRotatedLibrary()
         let options = ThumbnailOptions(sizes: [.init(width: 64, height: 64)])

@@ -77,8 +77,9 @@ public enum ThumbsCommand: Command {
             return ExitStatus.libraryUnusable
         }
         console.clearProgress()
-        console.note("thumbs: \(summary.made) made for \(summary.originals) originals, \(summary.upToDate) up to date, "
-            + "\(summary.failed) failed" + (arguments.flag("prune") ? ", \(summary.pruned) pruned" : "")
+        console.note("thumbs: \(summary.originals) originals: \(summary.upToDate) up to date, \(summary.failed) failed; "
+            + "\(summary.made) thumbnails made" + (arguments.flag("prune") ? ", \(summary.pruned) pruned" : "")
+            + (summary.leftoversRemoved > 0 ? ", \(summary.leftoversRemoved) temp files of an interrupted run removed" : "")
             + (summary.cancelled ? " (interrupted)" : "") + "\n")
         if summary.cancelled { return ExitStatus.interrupted }
         return summary.failed == 0 ? ExitStatus.success : ExitStatus.someFailed

@@ -5,8 +5,9 @@ import Foundation
 /// worker threads, each running one image at a time (libvips concurrency 1), so
 /// memory stays bounded by the number of workers.
 ///
-/// Incremental: a thumbnail whose file is newer than its original, made with the
-/// same settings (`ThumbnailOptions.settings`), is kept unless `options.force`. Events are handed to `consume` on the calling
+/// Incremental: a thumbnail whose file is newer than its original, of the size the
+/// catalog recorded, made with the same settings (`ThumbnailOptions.settings`), is
+/// kept unless `options.force`. Events are handed to `consume` on the calling
 /// thread, one at a time, so it may write to a catalog directly.
 public final class ThumbnailEngine: @unchecked Sendable {
     public let libraryRoot: String
@@ -25,10 +26,9 @@ public final class ThumbnailEngine: @unchecked Sendable {
         renderer = ThumbnailRenderer(options: options, libraryRoot: libraryRoot)
     }
 
-    /// Processes every source; `recorded` holds the thumbnail paths the catalog
-    /// already lists, with their settings ("" when unknown); up-to-date files missing
-    /// from it are reported as `.found`.
-    public func run(_ sources: [ThumbnailSource], recorded: [String: String], consume: (ThumbnailEvent) throws -> Void) throws {
+    /// Processes every source; `recorded` holds the thumbnails the catalog already
+    /// lists, by path; up-to-date files missing from it are reported as `.found`.
+    public func run(_ sources: [ThumbnailSource], recorded: [String: ThumbnailRecord], consume: (ThumbnailEvent) throws -> Void) throws {
         try VipsRuntime.start()
         condition.lock()
         nextIndex = cancelled ? Int.max : 0
@@ -85,7 +85,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work(_ sources: [ThumbnailSource], recorded: [String: String]) {
+    private func work(_ sources: [ThumbnailSource], recorded: [String: ThumbnailRecord]) {
         while let index = claim(limit: sources.count) {
             let events = process(sources[index], recorded: recorded) + [.finished(sources[index])]
             VipsRuntime.releaseFreedMemory()
@@ -109,7 +109,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
     }
 
     /// The events for one original: which thumbnails are stale, then one render of them.
-    func process(_ source: ThumbnailSource, recorded: [String: String]) -> [ThumbnailEvent] {
+    func process(_ source: ThumbnailSource, recorded: [String: ThumbnailRecord]) -> [ThumbnailEvent] {
         var targets: [ThumbnailTarget] = []
         for size in options.sizes {
             guard let path = ThumbnailLayout.path(forOriginal: source.path, size: size, format: options.format) else {
@@ -125,8 +125,12 @@ public final class ThumbnailEngine: @unchecked Sendable {
         var events: [ThumbnailEvent] = []
         var stale: [ThumbnailTarget] = []
         for target in targets {
-            let time = options.force ? nil : modificationTime(libraryRoot + "/" + target.path)
-            guard let time, time > originalTime, recorded[target.path].map({ $0 == options.settings }) ?? true else {
+            var info = stat()
+            let exists = !options.force && stat(libraryRoot + "/" + target.path, &info) == 0
+            let time = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            // A recorded thumbnail of another size than written was cut short or overwritten.
+            let sameAsRecorded = recorded[target.path].map { ($0.settings ?? "") == options.settings && $0.bytes == Int64(info.st_size) } ?? true
+            guard exists, time > originalTime, sameAsRecorded else {
                 stale.append(target)
                 continue
             }
@@ -191,10 +195,4 @@ public final class ThumbnailEngine: @unchecked Sendable {
             bytes: Int64(info.st_size), createdAt: Timestamp.iso8601(info.st_mtim.tv_sec), settings: options.settings)
     }
 
-    /// Modification time in nanoseconds since the epoch, nil if the file is absent.
-    private func modificationTime(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-    }
 }

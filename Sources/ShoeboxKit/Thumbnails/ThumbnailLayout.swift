@@ -2,6 +2,20 @@
 public enum ThumbnailLayout {
     public static let folder = "thumbnails"
     public static let originalsPrefix = "originals/"
+    /// How the name of a thumbnail being written begins; it is renamed into place when complete.
+    public static let temporaryPrefix = ".tmp-"
+
+    /// The temporary files under thumbnails/ that an interrupted run (kill -9, power loss)
+    /// left, relative to `libraryRoot`.
+    static func leftovers(in libraryRoot: String) -> [String] {
+        var found: [String] = []
+        DirectoryWalker.walk(libraryRoot + "/" + folder) { entry in
+            let name = entry.relativePath.split(separator: UInt8(ascii: "/")).last ?? []
+            guard name.starts(with: temporaryPrefix.utf8) else { return }
+            found.append(folder + "/" + String(decoding: entry.relativePath, as: UTF8.self))
+        }
+        return found.sorted()
+    }
 
     /// The thumbnail path (relative to the library root) for an original, or nil
     /// when the path is not a plain path under originals/.

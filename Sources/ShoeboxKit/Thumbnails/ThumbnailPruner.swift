@@ -24,7 +24,7 @@ struct ThumbnailPruner {
                 guard relative != CacheDirectoryTag.fileName else { continue }
                 let path = ThumbnailLayout.folder + "/" + relative
                 let name = (relative as NSString).lastPathComponent
-                if name.hasPrefix(".tmp-") {
+                if name.hasPrefix(ThumbnailLayout.temporaryPrefix) {
                     try? manager.removeItem(atPath: full)
                     continue
                 }

@@ -139,7 +139,7 @@ struct ThumbnailRenderer {
         } catch {
             throw ThumbnailError.saveFailed(path: folder, reason: "\(error.localizedDescription)")
         }
-        let temporary = folder + "/.tmp-" + UUID().uuidString + "." + options.format.fileExtension
+        let temporary = folder + "/" + ThumbnailLayout.temporaryPrefix + UUID().uuidString + "." + options.format.fileExtension
         let quality = Int32(options.quality), keep: Int32 = options.keepMetadata ? 1 : 0
         let status: Int32
         switch options.format {

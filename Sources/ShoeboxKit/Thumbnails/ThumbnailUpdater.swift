@@ -26,10 +26,14 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     /// Runs over every original; `onEvent` sees each event on the calling thread.
     public func run(prune: Bool, onEvent: (ThumbnailEvent) -> Void = { _ in }) throws -> ThumbnailSummary {
         try CacheDirectoryTag.ensure(in: libraryRoot + "/" + ThumbnailLayout.folder)
+        var summary = ThumbnailSummary()
+        // What a killed run was writing; no other writer runs meanwhile (the library lock).
+        for leftover in ThumbnailLayout.leftovers(in: libraryRoot) where unlink(libraryRoot + "/" + leftover) == 0 {
+            summary.leftoversRemoved += 1
+        }
         let originals = try catalog.allOriginals()
         let sources = originals.map { ThumbnailSource(path: $0.path, sha256: $0.sha256, bytes: $0.bytes) }
-        let recorded = Dictionary(try catalog.allThumbnails().map { ($0.path, $0.settings ?? "") }, uniquingKeysWith: { first, _ in first })
-        var summary = ThumbnailSummary()
+        let recorded = Dictionary(try catalog.allThumbnails().map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         summary.originals = sources.count
         var failedOriginals = Set<String>()
         var batch: [ThumbnailRecord] = []

@@ -52,6 +52,9 @@ public struct LibraryVerifier: Sendable {
         // A staged file an original is waiting for is that original's pending-publish notice, not a leftover.
         let awaited = Set(findings.filter { $0.kind == .pendingPublish }.compactMap(\.sha256))
         findings += temps.filter { !awaited.contains(Self.stagedHash($0) ?? "") }.compactMap(Self.leftover)
+        findings += ThumbnailLayout.leftovers(in: layout.root).map {
+            VerifyProblem(kind: .leftoverTemp, path: $0, detail: "thumbnail left half-written by an interrupted run; the next thumbs removes it")
+        }
         report.findings = findings.sorted { ($0.path, $0.kind.rawValue) < ($1.path, $1.kind.rawValue) }
         report.totalSeconds = Date().timeIntervalSince(start)
         return report
@@ -104,6 +107,11 @@ public struct LibraryVerifier: Sendable {
                 return VerifyProblem(
                     kind: .thumbnailMissing, path: thumbnail.path, sha256: thumbnail.originalSHA256,
                     detail: "recorded but the file is gone; `shoebox thumbs` makes it again")
+            }
+            guard file.bytes == thumbnail.bytes else {
+                return VerifyProblem(
+                    kind: .thumbnailDamaged, path: thumbnail.path, sha256: thumbnail.originalSHA256,
+                    detail: "\(file.bytes) bytes where \(thumbnail.bytes) were written; `shoebox thumbs` makes it again")
             }
             guard let originalPath = originalPaths[thumbnail.originalSHA256],
                   let original = LibraryFile.stat(absolute: layout.absolute(originalPath), relative: originalPath),

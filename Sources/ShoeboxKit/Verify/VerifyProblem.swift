@@ -22,6 +22,8 @@ public struct VerifyProblem: Sendable, Equatable, Codable {
         case thumbnailMissing = "thumbnail-missing"
         /// A thumbnail older than its original.
         case thumbnailStale = "thumbnail-stale"
+        /// A thumbnail whose size is not the one written (cut short, overwritten).
+        case thumbnailDamaged = "thumbnail-damaged"
         /// Notice: a temp file left by an interrupted run; the next writer removes it.
         case leftoverTemp = "leftover-temp"
         /// Notice: an original recorded by an interrupted run whose file is still staged

@@ -141,21 +141,30 @@ final class LibraryVerifierTests: XCTestCase {
         XCTAssertNotNil(fresh)
         let report = try verify()
         XCTAssertEqual(kinds(report), [gone.path: .thumbnailMissing, stale.path: .thumbnailStale])
+
+        // Emptied or overwritten: its size is not the one written.
+        XCTAssertTrue(FileManager.default.createFile(atPath: layout.absolute(fresh.path), contents: Data()))
+        let damaged = try verify()
+        XCTAssertEqual(kinds(damaged)[fresh.path], .thumbnailDamaged)
+        XCTAssertTrue(damaged.findings.contains { $0.line == "thumbnail-damaged \(fresh.path): 0 bytes where 5 were written; `shoebox thumbs` makes it again" })
     }
 
     func testLeftoverTempFilesAndPendingPublishAreNoticesOnly() throws {
         let (library, _) = try makeLibrary(count: 1)
         let layout = LibraryLayout(root: root)
         XCTAssertTrue(FileManager.default.createFile(atPath: layout.staging + "/abc.part", contents: Data("p".utf8)))
+        try FileManager.default.createDirectory(atPath: root + "/thumbnails/256/2024", withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: root + "/thumbnails/256/2024/.tmp-killed.jpg", contents: Data("t".utf8)))
         // A batch committed by a run killed before it published the file.
         let data = VerifyTestLibrary.bytes(99)
         let record = try library.store(data, path: "originals/2024/05/03/pending.jpg")
         try FileManager.default.moveItem(atPath: layout.absolute(record.path), toPath: layout.staging + "/\(record.sha256).staged")
         let report = try verify()
-        XCTAssertEqual(kinds(report), [".tmp/abc.part": .leftoverTemp, record.path: .pendingPublish],
+        XCTAssertEqual(kinds(report), [".tmp/abc.part": .leftoverTemp, record.path: .pendingPublish,
+                                       "thumbnails/256/2024/.tmp-killed.jpg": .leftoverTemp],
                        "the staged file is the pending original's, not a leftover that 'the next run removes'")
         XCTAssertTrue(report.isClean)
-        XCTAssertEqual(report.noticeCount, 2)
+        XCTAssertEqual(report.noticeCount, 3)
         XCTAssertTrue(report.findings.allSatisfy { $0.line.hasPrefix("notice: ") })
     }
 
