@@ -1,4 +1,5 @@
 @testable import ShoeboxCLI
+@testable import ShoeboxKit
 import XCTest
 
 final class InspectJSONTextTests: XCTestCase {
@@ -9,6 +10,24 @@ final class InspectJSONTextTests: XCTestCase {
         for text in ["", "-", "01", "1.", ".5", "1.0.4", "17.4.1", "1e", "1e1234", "1234567890123456", "+02:00", "5D", " 1"] {
             XCTAssertFalse(JSONText.looksLikeNumber(text), text)
         }
+    }
+
+    func testAllTagsNeverPutARawValueUnderAKeyDocumentedAsDegrees() throws {
+        // GPSLatitude 59/0 0/0 0/0: no position, so the summary leaves GPS out; --all must not
+        // print the raw "undef undef undef" (or a half-read number) under exiftool's key.
+        var metadata = PhotoMetadata()
+        metadata.make = "Maker"
+        metadata.tags = [
+            ExifTag(group: "GPS", name: "GPSLatitude", id: 2, value: "undef undef undef"),
+            ExifTag(group: "GPS", name: "GPSLongitude", id: 4, value: "10", numbers: [10]),
+            ExifTag(group: "GPS", name: "GPSLatitudeRef", id: 1, value: "N"),
+        ]
+        let line = InspectPrinter.json(MetadataBatch.Item(path: "x.jpg", fileSize: 1, result: .success(metadata)), includeAllTags: true)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertNil(object["GPSLatitude"], line)
+        XCTAssertNil(object["GPSLongitude"], line)
+        XCTAssertEqual(object["GPSLatitudeRef"] as? String, "N", "other raw tags stay")
+        XCTAssertEqual(object["Make"] as? String, "Maker")
     }
 
     func testStringsAreEscaped() {

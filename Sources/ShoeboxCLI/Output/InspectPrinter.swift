@@ -15,7 +15,8 @@ enum InspectPrinter {
         case .success(let metadata):
             if let size = item.fileSize { members.append(("FileSize", JSONText.number(Double(size)))) }
             if let format = metadata.format { members.append(("FileType", JSONText.string(format.rawValue.uppercased()))) }
-            var seen = Set(members.map(\.0))
+            // A shared key the summary left out held an unusable value: not printed raw under it.
+            var seen = Set(members.map(\.0)).union(PhotoMetadata.exiftoolFieldKeys)
             for field in metadata.exiftoolFields {
                 seen.insert(field.key)
                 members.append((field.key, jsonValue(field.value)))

@@ -30,4 +30,11 @@ public extension PhotoMetadata {
         add("Software", software)
         return fields
     }
+
+    /// Every key `exiftoolFields` may hold: under these names a value is in exiftool's units
+    /// or absent, never raw (`"undef undef undef"` for a GPSLatitude with zero denominators).
+    static var exiftoolFieldKeys: Set<String> {
+        ["Make", "Model", "LensModel", "DateTimeOriginal", "OffsetTimeOriginal", "Orientation", "ExposureTime", "FNumber",
+         "ISO", "FocalLength", "GPSLatitude", "GPSLongitude", "GPSAltitude", "ImageWidth", "ImageHeight", "Software"]
+    }
 }
