@@ -94,6 +94,15 @@ final class ThumbsCommandTests: XCTestCase {
         XCTAssertNotNil(summary?["without_thumbnails"] as? Int, "snake_case keys, as fetch --json")
         let emptyOut = try ShoeboxProcess.run(["gallery", "--library", library.root, "--out", ""])
         XCTAssertEqual(emptyOut.status, 2, "an empty --out is not the current folder: \(emptyOut.stderr)")
+        try FileManager.default.createSymbolicLink(atPath: library.root + "/../archive-link", withDestinationPath: library.root + "/originals")
+        for inside in [library.root + "/originals", library.root + "/originals/2024/new", library.root + "/../archive-link",
+                       library.root + "/thumbnails/page"] {
+            let refused = try ShoeboxProcess.run(["gallery", "--library", library.root, "--out", inside])
+            XCTAssertEqual(refused.status, 2, "\(inside): \(refused.stderr)")
+            XCTAssertTrue(refused.stderr.contains("is inside the library's"), refused.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: library.root + "/originals/index.html"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: library.root + "/originals/2024/new"), "nothing made there")
         let page = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
         XCTAssertTrue(page.contains("48.85840, 2.29450"))
         XCTAssertTrue(page.contains("src=\"../library/thumbnails/64/"), "relative to the chosen folder")

@@ -31,6 +31,10 @@ public enum GalleryCommand: Command {
             let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true, checkIntegrity: false)
             let out = arguments.value("out").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             result = try GalleryWriter(libraryRoot: layout.root, catalog: catalog).write(to: out, showGPS: arguments.flag("gps"))
+        } catch let error as GalleryError {
+            console.error("gallery: \(error)")
+            if case .insideLibraryFolder = error { return ExitStatus.usage }
+            return ExitStatus.libraryUnusable
         } catch {
             console.error("gallery: \(error)")
             return ExitStatus.libraryUnusable

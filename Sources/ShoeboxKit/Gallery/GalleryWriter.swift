@@ -22,8 +22,34 @@ public struct GalleryWriter {
 
     public static func defaultFolder(libraryRoot: String) -> String { libraryRoot + "/gallery" }
 
+    /// A page written into originals/ would be an unknown file there (and thumbnails/ is
+    /// pruned, .tmp/ emptied): compared after resolving symbolic links.
+    private func refuseLibraryFolders(_ output: String) throws {
+        let target = Self.resolved(output)
+        for folder in [LibraryLayout.originalsFolder, ThumbnailLayout.folder, ".tmp"] {
+            let reserved = Self.resolved(libraryRoot + "/" + folder)
+            if target == reserved || target.hasPrefix(reserved + "/") {
+                throw GalleryError.insideLibraryFolder(path: output, folder: folder)
+            }
+        }
+    }
+
+    /// `path` with symbolic links resolved in the part of it that exists.
+    private static func resolved(_ path: String) -> String {
+        var existing = URL(fileURLWithPath: path).standardizedFileURL.path
+        var rest: [String] = []
+        while access(existing, F_OK) != 0, existing != "/" {
+            rest.insert((existing as NSString).lastPathComponent, at: 0)
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        guard let real = realpath(existing, nil) else { return path }
+        defer { free(real) }
+        return ([String(cString: real)] + rest).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+    }
+
     public func write(to folder: String? = nil, showGPS: Bool) throws -> Result {
         let output = folder ?? Self.defaultFolder(libraryRoot: libraryRoot)
+        try refuseLibraryFolders(output)
         let originals = try catalog.allOriginals()
         let root = libraryRoot
         let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails()) {
