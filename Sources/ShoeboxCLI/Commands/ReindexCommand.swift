@@ -82,7 +82,8 @@ public enum ReindexCommand: Command {
         if !report.damagedJournalLines.isEmpty {
             let shown = report.damagedJournalLines.prefix(10).map(String.init).joined(separator: ", ")
             lines.append("journal: \(report.damagedJournalLines.count) damaged lines skipped (line \(shown)"
-                + (report.damagedJournalLines.count > 10 ? ", …" : "") + "); originals they described were recorded from their own bytes")
+                + (report.damagedJournalLines.count > 10 ? ", …" : "") + "); originals they described were recorded from their own bytes"
+                + (report.damagedJournalKept.map { "; removed from the journal, whose damaged copy is kept as \($0)" } ?? ""))
         }
         for path in report.duplicateFiles { lines.append("duplicate \(path): same bytes as another original; left out of the catalog") }
         for path in report.unreadableFiles { lines.append("unreadable \(path): could not be hashed; left out of the catalog") }

@@ -211,6 +211,38 @@ public final class Journal: @unchecked Sendable {
         return String(decoding: value, as: UTF8.self)
     }
 
+    /// Replaces the journal at `path` with a copy that lacks `lines` (1-based, as
+    /// `readSalvaging` lists damaged ones), every other byte kept. The old file stays as
+    /// `backup` (a hard link, made first): a crash at any point leaves one whole journal in place.
+    public static func removeLines(_ lines: Set<Int>, path: String, keepingOldAs backup: String) throws {
+        let data = try contents(path)
+        var kept = Data()
+        kept.reserveCapacity(data.count)
+        for (index, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated().dropLast()
+        where !lines.contains(index + 1) {
+            kept.append(contentsOf: line)
+            kept.append(0x0A)
+        }
+        let rewrite = path + ".rewrite"
+        unlink(rewrite)
+        let descriptor = open(rewrite, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw JournalError.unwritable(path: rewrite, detail: errnoText()) }
+        let written = kept.withUnsafeBytes { POSIXWrite.all($0, to: descriptor) } && fsync(descriptor) == 0
+        let code = errno
+        close(descriptor)
+        guard written else {
+            unlink(rewrite)
+            throw code == ENOSPC || code == EDQUOT ? JournalError.diskFull(path: path)
+                : JournalError.unwritable(path: rewrite, detail: String(cString: strerror(code)))
+        }
+        guard link(path, backup) == 0, rename(rewrite, path) == 0 else {
+            let detail = errnoText()
+            unlink(rewrite)
+            throw JournalError.unwritable(path: path, detail: detail)
+        }
+        _ = FolderPath.sync(FolderPath.containing(path))
+    }
+
     // MARK: Writing
 
     private func writeAll(_ data: Data) throws {

@@ -34,6 +34,12 @@ public struct LibraryReindexer: Sendable {
         let store = try LocalOriginalStore(layout: layout)
         let journal = try Journal.readSalvaging(path: layout.journal)
         report.damagedJournalLines = journal.damagedLines
+        if !journal.damagedLines.isEmpty {
+            // Left in place, they would make every verify fail for good.
+            let backup = layout.journal + ".damaged-" + Self.stamp()
+            try Journal.removeLines(Set(journal.damagedLines), path: layout.journal, keepingOldAs: backup)
+            report.damagedJournalKept = (backup as NSString).lastPathComponent
+        }
         var entries = journal.entries
         if report.previousCatalogState == "replaced" {
             let missing = try healthyCatalogEntriesMissing(from: JournalState(entries))
@@ -241,8 +247,7 @@ public struct LibraryReindexer: Sendable {
         let hasWAL = files.fileExists(atPath: layout.catalog + "-wal")
         unlink(layout.catalog + "-shm")
         guard hasCatalog || hasWAL else { return nil }
-        let stamp = Timestamp.iso8601().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
-        let name = "catalog.sqlite.\(hasCatalog ? (state ?? "replaced") : "orphan")-\(stamp)"
+        let name = "catalog.sqlite.\(hasCatalog ? (state ?? "replaced") : "orphan")-\(Self.stamp())"
         let target = layout.absolute(name)
         if hasCatalog, rename(layout.catalog, target) != 0 {
             throw VerifyError.cannotReplace(path: layout.catalog, detail: "cannot move it aside: \(String(cString: strerror(errno)))")
@@ -253,6 +258,11 @@ public struct LibraryReindexer: Sendable {
             throw VerifyError.cannotReplace(path: layout.catalog, detail: "cannot move its -wal aside: \(detail)")
         }
         return name
+    }
+
+    /// The time in file names of kept files: 20261130T190000Z.
+    private static func stamp() -> String {
+        Timestamp.iso8601().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
     }
 
     private static func removeDatabase(_ path: String) {

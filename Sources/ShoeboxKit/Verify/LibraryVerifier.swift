@@ -132,7 +132,8 @@ public struct LibraryVerifier: Sendable {
         let damaged = scan.damagedLines.map {
             VerifyProblem(
                 kind: .journalDamaged, path: "\(Journal.fileName):\($0)",
-                detail: "line \($0) cannot be read; reindex skips it and records what it described from the files")
+                detail: "line \($0) cannot be read; `shoebox reindex --force` records what it described from the files "
+                    + "and removes it from the journal (keeping the damaged copy)")
         }
         return damaged + originals.filter { !scan.hashes.contains($0.sha256) }.map {
             VerifyProblem(

@@ -30,8 +30,10 @@ public struct ReindexReport: Sendable, Equatable, Codable {
     /// Staged content of an interrupted run moved into place / removed.
     public var stagedPublished = 0
     public var tempFilesRemoved = 0
-    /// Lines of journal.jsonl that could not be read and were skipped (1-based).
+    /// Lines of journal.jsonl that could not be read and were skipped (1-based), then
+    /// removed from it; the damaged file is kept beside it under this name.
     public var damagedJournalLines: [Int] = []
+    public var damagedJournalKept: String?
     public var bytesHashed: Int64 = 0
     /// Where the previous catalog was moved (relative to the library), if there was one.
     public var previousCatalog: String?

@@ -233,6 +233,15 @@ final class LibraryReindexerTests: XCTestCase {
         let after = try VerifyTestLibrary.dump(layout.catalog)
         XCTAssertEqual(after.0.map(\.sha256), before.0.map(\.sha256))
         XCTAssertEqual(after.1, before.1, "its sources still point at it")
+
+        // The damaged line is gone from the journal (else verify would fail for good), kept aside.
+        let kept = try XCTUnwrap(report.damagedJournalKept)
+        XCTAssertEqual(try String(contentsOfFile: root + "/" + kept, encoding: .utf8), lines.joined(separator: "\n") + "\n")
+        let rewritten = try String(contentsOfFile: layout.journal, encoding: .utf8).split(separator: "\n").map(String.init)
+        XCTAssertEqual(Array(rewritten.prefix(lines.count - 1)), lines.enumerated().filter { $0.offset != damaged }.map(\.element),
+                       "every other line kept byte for byte")
+        XCTAssertEqual(try Journal.readSalvaging(path: layout.journal).damagedLines, [])
+        XCTAssertEqual(try LibraryVerifier(layout: layout).run().findings.filter { $0.kind == .journalDamaged }, [])
     }
 
     func testAChangedOriginalKeepsItsJournaledRecordAndSourcesSoVerifyStillSeesIt() throws {
