@@ -22,6 +22,14 @@ public struct LibraryLayout: Sendable {
     public var journal: String { root + "/journal.jsonl" }
     public var lockFile: String { root + "/.lock" }
 
+    /// Whether `path` is a plain relative path under originals/: no empty, `.` or `..`
+    /// part, so it cannot lead out of the folder (a catalog edited by hand could say anything).
+    public static func isPlainOriginalPath(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count >= 2 && parts[0] == Substring(originalsFolder)
+            && !parts.contains { $0.isEmpty || $0 == "." || $0 == ".." }
+    }
+
     /// Absolute path of a path relative to the library root.
     public func absolute(_ relativePath: String) -> String {
         root + "/" + relativePath

@@ -20,12 +20,8 @@ public enum ThumbnailLayout {
     /// The thumbnail path (relative to the library root) for an original, or nil
     /// when the path is not a plain path under originals/.
     public static func path(forOriginal original: String, size: ThumbnailSize, format: ThumbnailFormat) -> String? {
-        guard original.hasPrefix(originalsPrefix) else { return nil }
+        guard LibraryLayout.isPlainOriginalPath(original) else { return nil }
         let rest = original.dropFirst(originalsPrefix.count)
-        let components = rest.split(separator: "/", omittingEmptySubsequences: false)
-        guard !components.isEmpty, !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
-            return nil
-        }
         return "\(folder)/\(size.name)/\(rest).\(format.fileExtension)"
     }
 

@@ -19,6 +19,13 @@ struct OriginalChecker: Sendable {
 
     func check(_ record: OriginalRecord) -> Outcome {
         var outcome = Outcome()
+        guard LibraryLayout.isPlainOriginalPath(record.path) else {
+            outcome.findings.append(VerifyProblem(
+                kind: .badPath, path: record.path, sha256: record.sha256,
+                detail: "the catalog's path for this original is not a plain path under originals/, so it was not followed: "
+                    + "the catalog was edited or damaged; `shoebox reindex --force` rebuilds it from the files"))
+            return outcome
+        }
         let absolute = layout.absolute(record.path)
         guard let file = LibraryFile.stat(absolute: absolute, relative: record.path) else {
             outcome.findings.append(missing(record, code: errno))

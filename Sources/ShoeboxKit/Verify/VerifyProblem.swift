@@ -15,6 +15,8 @@ public struct VerifyProblem: Sendable, Equatable, Codable {
         case unreadable
         /// A file under originals/ the catalog does not know.
         case unknownFile = "unknown-file"
+        /// A catalog path that is not a plain path under originals/ (`..`, absolute): not followed.
+        case badPath = "bad-path"
         /// A catalog original without an entry in journal.jsonl (reindex could not restore it fully).
         case notJournaled = "not-journaled"
         /// journal.jsonl cannot be read or has a damaged line.

@@ -95,6 +95,23 @@ final class LibraryVerifierTests: XCTestCase {
         XCTAssertEqual(report.findings.map { Array($0.path.utf8) }, [decomposed], "the decomposed file, not the catalogued one")
     }
 
+    func testACatalogPathLeadingOutOfTheLibraryIsNotFollowed() throws {
+        let library = try VerifyTestLibrary(root: root)
+        // A file outside the library that the path would reach, with the recorded bytes.
+        let outside = root + "-outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try library.store(VerifyTestLibrary.bytes(3), path: "originals/x.jpg")
+        try FileManager.default.copyItem(atPath: root + "/originals/x.jpg", toPath: outside + "/x.jpg")
+        let escaping = "originals/../../" + (outside as NSString).lastPathComponent + "/x.jpg"
+        let raw = try SQLiteConnection(path: LibraryLayout(root: root).catalog, readOnly: false)
+        try raw.run("UPDATE originals SET path = ?, folded_path = ? WHERE path = 'originals/x.jpg'", [.text(escaping), .text(escaping)])
+        try FileManager.default.removeItem(atPath: root + "/originals/x.jpg")
+        let report = try verify()
+        XCTAssertEqual(kinds(report), [escaping: .badPath])
+        XCTAssertEqual(report.bytesHashed, 0, "nothing outside the library is read")
+    }
+
     func testNameThatIsNotUTF8IsReportedWithEscapes() throws {
         _ = try makeLibrary(count: 1)
         try FileManager.default.createDirectory(atPath: root + "/originals/old", withIntermediateDirectories: true)
