@@ -12,7 +12,7 @@ enum MetadataComparison {
         // against the calendar (2021:02:30) still matches its file.
         let written = [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate]
         if let date = captureDate(metadata), date != recorded.takenAt.flatMap(LibraryPathPlanner.canonicalEXIFDate) ?? recorded.takenAt,
-           !written.contains(recorded.takenAt) {
+           !(recorded.takenAt.map(written.contains) ?? false) {
             differences.append("capture time \(quoted(date)) but recorded \(quoted(recorded.takenAt))")
         }
         if normalized(metadata.make) != normalized(recorded.make) {

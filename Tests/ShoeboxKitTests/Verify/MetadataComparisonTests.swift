@@ -31,6 +31,12 @@ final class MetadataComparisonTests: XCTestCase {
         XCTAssertTrue(differences[2].hasPrefix("GPS 10.0000000,2.2900000"))
     }
 
+    func testACaptureTimeLostFromTheCatalogIsADifference() {
+        // The file has DateTimeOriginal but no CreateDate: the missing one must not match a missing record.
+        let differences = MetadataComparison.differences(recorded: record(takenAt: nil), read: metadata())
+        XCTAssertEqual(differences, ["capture time '2024:05:01 12:00:00' but recorded none"])
+    }
+
     func testGPSAddedOrRemovedOrMovedIsADifference() {
         XCTAssertEqual(MetadataComparison.differences(recorded: record(latitude: nil), read: metadata()).count, 1)
         XCTAssertEqual(MetadataComparison.differences(recorded: record(), read: metadata(latitude: nil)).count, 1)
