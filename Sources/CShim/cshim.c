@@ -120,9 +120,10 @@ ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *war
     return exif;
 }
 
-unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size) {
-    if (!data || !out_size || limit == 0 || size > UINT_MAX) return NULL;
+unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size, int *too_large) {
+    if (!data || !out_size || !too_large || limit == 0 || size > UINT_MAX) return NULL;
     *out_size = 0;
+    *too_large = 0;
     z_stream stream;
     memset(&stream, 0, sizeof stream);
     if (inflateInit(&stream) != Z_OK) return NULL;
@@ -139,7 +140,7 @@ unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t 
         int starved = status == Z_BUF_ERROR && stream.avail_out == 0;
         if (status != Z_OK && !starved) break;  // corrupt, or input cut short
         if (stream.avail_out != 0) break;        // made no use of the room: input cut short
-        if (capacity >= limit) { status = Z_MEM_ERROR; break; }
+        if (capacity >= limit) { status = Z_MEM_ERROR; *too_large = 1; break; }
         size_t grown = capacity * 2 < limit ? capacity * 2 : limit;
         unsigned char *bigger = realloc(out, grown);
         if (!bigger) { status = Z_MEM_ERROR; break; }

@@ -74,8 +74,8 @@ int shim_signal_forward(int number, int fd);
 ExifData *shim_exif_load(const unsigned char *data, unsigned int size, char *warnings, size_t warnings_size);
 // Inflates zlib-compressed data (PNG zTXt/iTXt text) with zlib. Returns a malloc'd buffer of *out_size bytes (free with
 // shim_free), or NULL when the data is not valid zlib, is cut short, or would
-// inflate past `limit` bytes.
-unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size);
+// inflate past `limit` bytes (then *too_large is set to 1, else 0).
+unsigned char *shim_zlib_inflate(const unsigned char *data, size_t size, size_t limit, size_t *out_size, int *too_large);
 void shim_free(void *pointer);
 
 

@@ -96,11 +96,17 @@ enum PNGContainer {
         }
         var text = Array(rest)
         if compressed {
-            guard let inflated = inflate(text, limit: maximumTextChunk * 4) else {
+            let limit = maximumTextChunk * 4
+            switch inflate(text, limit: limit) {
+            case .inflated(let inflated):
+                text = inflated
+            case .tooLarge:
+                warnings.append("PNG \(type) \"Raw profile type exif\" chunk inflates past \(limit / (1024 * 1024)) MiB; its EXIF was not read")
+                return nil
+            case .corrupt:
                 warnings.append("PNG \(type) \"Raw profile type exif\" chunk does not inflate (corrupt zlib data)")
                 return nil
             }
-            text = inflated
         }
         guard let profile = decodeRawProfile(text) else {
             warnings.append("PNG \"Raw profile type exif\" text is malformed")
@@ -135,13 +141,20 @@ enum PNGContainer {
         return bytes.count == length ? bytes : nil
     }
 
-    static func inflate(_ data: [UInt8], limit: Int) -> [UInt8]? {
+    enum Inflated: Equatable {
+        case inflated([UInt8])
+        case tooLarge
+        case corrupt
+    }
+
+    static func inflate(_ data: [UInt8], limit: Int) -> Inflated {
         var size = 0
-        guard let pointer = data.withUnsafeBufferPointer({ shim_zlib_inflate($0.baseAddress, $0.count, limit, &size) }) else {
-            return nil
+        var tooLarge: Int32 = 0
+        guard let pointer = data.withUnsafeBufferPointer({ shim_zlib_inflate($0.baseAddress, $0.count, limit, &size, &tooLarge) }) else {
+            return tooLarge != 0 ? .tooLarge : .corrupt
         }
         defer { shim_free(pointer) }
-        return Array(UnsafeBufferPointer(start: pointer, count: size))
+        return .inflated(Array(UnsafeBufferPointer(start: pointer, count: size)))
     }
 
     private static func bigEndian32(_ b: [UInt8], _ offset: Int) -> UInt32 {

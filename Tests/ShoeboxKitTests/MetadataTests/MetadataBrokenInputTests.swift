@@ -178,6 +178,27 @@ final class MetadataBrokenInputTests: XCTestCase {
         XCTAssertEqual(metadata.dateTimeOriginal, tags.dateTimeOriginal)
     }
 
+    /// A zTXt raw profile that inflates past the limit is said to be too large, not corrupt;
+    /// a damaged one is corrupt.
+    func testCompressedRawProfileTooLargeIsToldFromCorrupt() throws {
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", "import sys, zlib; sys.stdout.buffer.write(zlib.compress(b'\\n' * (17 << 20), 9))"]
+        let pipe = Pipe()
+        python.standardOutput = pipe
+        try python.run()
+        let compressed = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
+        python.waitUntilExit()
+        XCTAssertLessThan(compressed.count, 100_000)
+        let keyword = Array("Raw profile type exif".utf8) + [0, 0]
+        var warnings: [String] = []
+        XCTAssertNil(PNGContainer.decodeTextChunk(type: "zTXt", keyword + compressed, warnings: &warnings))
+        XCTAssertEqual(warnings, ["PNG zTXt \"Raw profile type exif\" chunk inflates past 16 MiB; its EXIF was not read"])
+        warnings = []
+        XCTAssertNil(PNGContainer.decodeTextChunk(type: "zTXt", keyword + compressed.prefix(2) + [0xFF, 0xFF, 0xFF], warnings: &warnings))
+        XCTAssertEqual(warnings, ["PNG zTXt \"Raw profile type exif\" chunk does not inflate (corrupt zlib data)"])
+    }
+
     /// A TIFF whose IFDs sit after a large strip of pixels (offsets past 64 KiB).
     func testTIFFWithIFDsAfterLargeImageData() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("large.tif")
