@@ -6,8 +6,9 @@ import Foundation
 struct ThumbnailPruner {
     let libraryRoot: String
 
-    /// Returns the removed thumbnail paths (relative to the library root).
-    func prune(liveOriginals: Set<String>, catalog: Catalog) throws -> [String] {
+    /// Returns the removed thumbnail paths (relative to the library root). `liveOriginals`
+    /// holds paths as bytes: a decomposed twin of a live name is another original.
+    func prune(liveOriginals: Set<[UInt8]>, catalog: Catalog) throws -> [String] {
         let root = libraryRoot + "/" + ThumbnailLayout.folder
         var removed: [String] = []
         var folders: [String] = []
@@ -28,7 +29,7 @@ struct ThumbnailPruner {
                     try? manager.removeItem(atPath: full)
                     continue
                 }
-                guard let parsed = ThumbnailLayout.parse(thumbnail: path), liveOriginals.contains(parsed.original) else {
+                guard let parsed = ThumbnailLayout.parse(thumbnail: path), liveOriginals.contains(Array(parsed.original.utf8)) else {
                     try manager.removeItem(atPath: full)
                     removed.append(path)
                     continue

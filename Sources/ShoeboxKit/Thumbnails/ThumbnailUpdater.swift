@@ -69,7 +69,7 @@ public final class ThumbnailUpdater: @unchecked Sendable {
         if prune && !summary.cancelled {
             // A catalogued original whose file is missing keeps its thumbnails: verify tells the
             // user to restore the file, and meanwhile they may be the only preview left.
-            let live = Set(originals.map(\.path))
+            let live = Set(originals.map { Array($0.path.utf8) })
             summary.pruned = try ThumbnailPruner(libraryRoot: libraryRoot).prune(liveOriginals: live, catalog: catalog).count
         }
         return summary
