@@ -612,6 +612,34 @@ final class FetchTests: XCTestCase {
         }
     }
 
+    func testAListThatIsAPipeOrAFIFOIsReadOnceAndWhole() throws {
+        // `shoebox fetch <(grep … list)` gives a path to a pipe, as /dev/stdin does here: it was
+        // read ahead by the checks, so the run found nothing left ("0 URLs", exit 0).
+        let urls = (1...3).map { server.url("/photo/pipe\($0)?seed=pipe\($0)") }
+        let piped = try runner.run(["/dev/stdin"], stdin: Data((urls.joined(separator: "\n") + "\n").utf8))
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(urls.compactMap(piped.outcome), ["stored", "stored", "stored"], piped.stderr)
+
+        // A named FIFO whose writer comes after the run started, with and without --strict
+        // (which reads the list twice, from a copy).
+        for (index, extra) in [[], ["--strict"]].enumerated() {
+            let fifo = runner.workDirectory.appendingPathComponent("list\(index).fifo").path
+            XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+            let more = (1...2).map { server.url("/photo/fifo\(index)-\($0)?seed=fifo\(index)x\($0)") }
+            let text = Data((more.joined(separator: "\n") + "\n").utf8)
+            let writer = Thread {
+                usleep(300_000)
+                let handle = FileHandle(forWritingAtPath: fifo)  // waits for shoebox to open it
+                handle?.write(text)
+                try? handle?.close()
+            }
+            writer.start()
+            let output = try runner.run([fifo] + extra)
+            XCTAssertEqual(output.status, 0, "\(extra): \(output.stderr)")
+            XCTAssertEqual(more.compactMap(output.outcome), ["stored", "stored"], "\(extra): \(output.stderr)")
+        }
+    }
+
     func testListFromStdinAndURLOption() throws {
         let fromStdin = server.url("/photo/in?seed=in"), fromOption = server.url("/photo/opt?seed=opt")
         let output = try runner.run(["-", "--url", fromOption], stdin: Data("\(fromStdin)\n".utf8))

@@ -15,12 +15,13 @@ public final class FetchRun: @unchecked Sendable {
         public var strict = false
         /// Wait for another writer instead of failing.
         public var waitForLock = false
-        /// The temporary copy of stdin `--strict` reads in place of "-" (set by `run`).
-        var spooledStdin: String?
+        /// Temporary copies `--strict` reads in place of lists that can be read only once
+        /// (stdin, pipes), with the name each list was given by (set by `run`).
+        var spooledLists: [String: String] = [:]
 
-        /// A reader of `lists` that names the spooled copy of stdin `<stdin>`, as the user gave it.
+        /// A reader of `lists` that names a spooled copy as the user gave the list ("-": `<stdin>`).
         func listReader(_ lists: [String]) -> URLListReader {
-            URLListReader(paths: lists, shownNames: spooledStdin.map { [$0: "<stdin>"] } ?? [:])
+            URLListReader(paths: lists, shownNames: spooledLists.mapValues { $0 == "-" ? "<stdin>" : $0 })
         }
 
         public init(layout: LibraryLayout) {
@@ -59,21 +60,23 @@ public final class FetchRun: @unchecked Sendable {
         guard !lists.isEmpty || !configuration.urls.isEmpty else { throw FetchRunError.nothingToFetch }
         try configuration.options.validate()
         try URLListReader.checkReadable(lists)
-        defer { if let spooled = configuration.spooledStdin { unlink(spooled) } }
+        defer { for spooled in configuration.spooledLists.keys { unlink(spooled) } }
         if configuration.strict {
-            if lists.contains("-") {
-                guard let spooled = try StdinSpooler.spool(isCancelled: { cancelFlag.isSet }) else {
+            var spooledCopies: [String: String] = [:]
+            for list in Set(lists) where URLListReader.isStream(list) {
+                guard let spooled = try ListSpooler.spool(list, isCancelled: { cancelFlag.isSet }) else {
                     var interrupted = FetchSummary()
                     interrupted.cancelled = true
                     interrupted.elapsed = TransferEngine.now() - startTime
                     return interrupted
                 }
-                configuration.spooledStdin = spooled
+                configuration.spooledLists[spooled] = list
+                spooledCopies[list] = spooled
                 if let what = URLListReader.binaryContent(spooled) {
-                    throw URLListReader.ReadError.notText(path: "<stdin>", what: what)
+                    throw URLListReader.ReadError.notText(path: list == "-" ? "<stdin>" : list, what: what)
                 }
-                lists = lists.map { $0 == "-" ? spooled : $0 }
             }
+            lists = lists.map { spooledCopies[$0] ?? $0 }
             try checkStrict(lists)
         }
 
@@ -87,7 +90,7 @@ public final class FetchRun: @unchecked Sendable {
         try LibraryRecovery.run(store: store, catalog: catalog)
         let journal = try Journal(path: layout.journal)
 
-        total = ListCounter.count(lists: lists.filter { $0 != "-" }, extra: configuration.urls.count, includesStdin: lists.contains("-"))
+        total = ListCounter.count(lists: lists, extra: configuration.urls.count)
         let engine = try TransferEngine(options: configuration.options, store: store)
         lock.lock()
         self.engine = engine

@@ -1,10 +1,11 @@
 import Foundation
 
 /// Counts the URL lines of list files up front (a fast byte scan), so progress
-/// can show done/total. Stdin cannot be counted ahead: then the total is unknown.
+/// can show done/total. Stdin or a pipe cannot be counted ahead (what is read is
+/// gone): then the total is unknown.
 enum ListCounter {
-    static func count(lists: [String], extra: Int, includesStdin: Bool) -> Int? {
-        guard !includesStdin else { return nil }
+    static func count(lists: [String], extra: Int) -> Int? {
+        guard !lists.contains(where: URLListReader.isStream) else { return nil }
         var total = extra
         for path in lists {
             guard let count = countURLLines(path) else { return nil }

@@ -42,6 +42,8 @@ public final class URLListReader {
     }
 
     /// Checks up front that every named list can be opened (exit status 2 before any work).
+    /// A stream (`isStream`) is only checked for access: what is read of it is gone, so its
+    /// content is checked when the run reads it.
     public static func checkReadable(_ paths: [String]) throws {
         for path in paths where path != "-" {
             guard access(path, R_OK) == 0 else {
@@ -51,8 +53,19 @@ public final class URLListReader {
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                 throw ReadError.cannotOpen(path: path, reason: "is a folder, not a list file")
             }
+            if isStream(path) { continue }
             if let what = binaryContent(path) { throw ReadError.notText(path: path, what: what) }
         }
+    }
+
+    /// Whether a list can be read only once: stdin ("-"), a pipe, `<(cmd)`, `/dev/stdin`,
+    /// a FIFO or another device. Such a list is read by the run alone, never ahead of it.
+    public static func isStream(_ path: String) -> Bool {
+        if path == "-" { return true }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type != S_IFREG && type != S_IFDIR
     }
 
     /// What a file's first 4 KiB say it is when it is no text list: an image, or
@@ -84,7 +97,7 @@ public final class URLListReader {
                 currentName = pending.removeFirst()
                 current = try LineReader(path: currentName)
                 lineNumber = 0
-                if currentName == "-" { try checkStdinIsText(current!) }
+                if Self.isStream(currentName) { try checkStreamIsText(current!, named: currentName) }
             }
             guard let reader = current, let line = try reader.nextLine() else {
                 current = nil
@@ -105,11 +118,11 @@ public final class URLListReader {
         }
     }
 
-    /// Stdin cannot be checked before the run as files are (nothing read can be
+    /// A stream cannot be checked before the run as files are (nothing read can be
     /// read again): its first read is checked when the run comes to it.
-    private func checkStdinIsText(_ reader: LineReader) throws {
+    private func checkStreamIsText(_ reader: LineReader, named name: String) throws {
         if let what = Self.binaryContent(head: try reader.firstBytes(limit: Self.binarySampleSize)) {
-            throw ReadError.notText(path: "<stdin>", what: what)
+            throw ReadError.notText(path: name == "-" ? "<stdin>" : name, what: what)
         }
     }
 
