@@ -458,6 +458,17 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(headers["Referer"], "http://127.0.0.1/")
         let bad = try runner.fetch([plain], ["--header", "no colon here"])
         XCTAssertEqual(bad.status, 2)
+        // A line break would smuggle in another header; a space makes no header name.
+        for smuggling in [["--user-agent", "evil\r\nX-Injected: yes"], ["--user-agent", "Mozilla/5.0\r"],
+                          ["-H", "X-A: b\r\nX-Injected: yes"], ["-H", "Bad Name: v"]] {
+            let refused = try runner.fetch([plain], smuggling)
+            XCTAssertEqual(refused.status, 2, "\(smuggling): \(refused.stderr)")
+            XCTAssertTrue(refused.stderr.contains(smuggling[0] == "-H" ? "header" : "user-agent '"), refused.stderr)
+        }
+        let empty = server.url("/photo/empty-header?seed=eh")
+        XCTAssertEqual(try runner.fetch([empty], ["-H", "X-Empty;"]).outcome(empty), "stored")
+        let sent = try JSONDecoder().decode([String: String].self, from: server.get("/_headers/empty-header"))
+        XCTAssertEqual(sent["X-Empty"], "", "curl's 'Name;' sends the header empty")
     }
 
     func testInternationalHostNameThroughResolve() throws {
@@ -574,6 +585,14 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(strict.status, 2)
         XCTAssertTrue(strict.stderr.contains("\(list.path):4"), strict.stderr)
         XCTAssertEqual(strict.records.count, 0, "--strict fetches nothing")
+
+        for blank in ["", " ", "#comment"] {
+            for extra in [[], ["--strict"]] {
+                let refused = try runner.run(["--url", blank, "--url", good] + extra)
+                XCTAssertEqual(refused.status, 2, "--url '\(blank)' \(extra): \(refused.stderr)")
+                XCTAssertEqual(refused.records.count, 0, "nothing fetched")
+            }
+        }
 
         let strictStdin = try runner.run(["-", "--strict"], stdin: Data("\(good)\nnot a url\n".utf8))
         XCTAssertEqual(strictStdin.status, 2)

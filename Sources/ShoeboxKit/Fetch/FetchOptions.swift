@@ -45,14 +45,29 @@ public struct FetchOptions: Sendable {
         try require(maxRetryWait.isFinite && maxRetryWait >= 0, "max-retry-wait \(maxRetryWait): 0 seconds or more")
         try require(retryBaseDelay.isFinite && retryBaseDelay >= 0, "retry base delay \(retryBaseDelay): 0 seconds or more")
         try require(maxSize > 0, "max-size \(maxSize): more than 0 bytes")
-        for header in headers { try require(Self.isHeader(header), "header '\(header)': 'Name: value' on one line") }
+        try require(Self.isHeaderValue(userAgent), "user-agent '\(userAgent)': one line of text (no line break or control character)")
+        for header in headers {
+            try require(Self.isHeader(header), "header '\(header)': 'Name: value' on one line, the name without spaces")
+        }
         for entry in resolve { try require(Self.isResolveEntry(entry), "resolve '\(entry)': HOST:PORT:ADDRESS") }
     }
 
-    /// "Name: value" on one line (a line break would smuggle in another header).
+    /// "Name: value" (or curl's "Name;" for an empty value): the name an HTTP token, the
+    /// value on one line (a line break would smuggle in another header).
     public static func isHeader(_ header: String) -> Bool {
-        guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else { return false }
-        return !header.contains("\n") && !header.contains("\r")
+        guard let end = header.firstIndex(where: { $0 == ":" || $0 == ";" }), end != header.startIndex,
+              header[..<end].unicodeScalars.allSatisfy(isTokenCharacter) else { return false }
+        return isHeaderValue(String(header[header.index(after: end)...]))
+    }
+
+    /// Text without control characters (tab allowed), so it stays on its header line.
+    static func isHeaderValue(_ value: String) -> Bool {
+        !value.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
+    }
+
+    /// RFC 9110's tchar: letters, digits and !#$%&'*+-.^_`|~.
+    private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
     }
 
     /// HOST:PORT:ADDRESS[,ADDRESS...]: an ASCII host (curl matches the name as sent, an
