@@ -30,6 +30,34 @@ final class InspectJSONTextTests: XCTestCase {
         XCTAssertEqual(object["Make"] as? String, "Maker")
     }
 
+    func testFetchResultLineIsValidJSONWithEveryField() throws {
+        var result = FetchResult(url: "http://127.0.0.1:9/a \"b\"\u{1}.jpg", origin: "list.txt:3", outcome: .stored, attempts: 2)
+        result.finalURL = "http://127.0.0.1:9/final"
+        result.httpStatus = 200
+        result.bytes = 12_345_678_901
+        result.warnings = ["content-type-mismatch: x", "line\nbreak"]
+        result.original = OriginalRecord(
+            sha256: "ab", path: "originals/x.jpg", bytes: 1, contentType: "image/jpeg", width: 640, height: 480,
+            takenAt: "2024:05:01 12:00:00", datedBy: .exif, make: "Canon", gpsLatitude: 48.858_37, gpsLongitude: 2.294_5,
+            addedAt: "t")
+        let line = FetchResultJSON.line(for: result)
+        XCTAssertFalse(line.contains("\n"), "one line")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(object["url"] as? String, result.url)
+        XCTAssertEqual(object["bytes"] as? Int, 12_345_678_901)
+        XCTAssertEqual(object["attempts"] as? Int, 2)
+        XCTAssertTrue(object["reason"] is NSNull)
+        XCTAssertEqual(object["warnings"] as? [String], result.warnings)
+        let metadata = try XCTUnwrap(object["metadata"] as? [String: Any])
+        XCTAssertEqual(metadata["width"] as? Int, 640)
+        XCTAssertTrue(metadata["orientation"] is NSNull)
+        let gps = try XCTUnwrap(metadata["gps"] as? [String: Any])
+        XCTAssertEqual(gps["latitude"] as? Double, 48.858_37)
+        XCTAssertTrue(gps["altitude"] is NSNull)
+        XCTAssertEqual(Set(object.keys), ["attempts", "bytes", "content_type", "extension", "final_url", "http_status", "metadata",
+                                          "outcome", "path", "reason", "sha256", "source", "url", "warnings"])
+    }
+
     func testStringsAreEscaped() {
         XCTAssertEqual(JSONText.string("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"")
         XCTAssertEqual(JSONText.number(.nan), "null")

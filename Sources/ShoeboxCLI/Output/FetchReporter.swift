@@ -14,7 +14,7 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
 
     func fetchDidFinish(_ result: FetchResult) {
         if json {
-            console.out(JSONLine.encode(FetchResultJSON.object(for: result)))
+            console.out(FetchResultJSON.line(for: result))
         }
         // Every part but the label comes from the list, the server or the disk.
         let url = TerminalText.visible(result.url), origin = TerminalText.visible(result.origin)

@@ -59,6 +59,11 @@ enum JSONText {
         value.isFinite ? NumberText.format(value) : "null"
     }
 
+    /// One JSON object on one line, `{"key":value,...}`, in the order given (values already JSON text).
+    static func line(_ members: [(String, String)]) -> String {
+        "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
     /// One JSON object from ordered key/value pairs whose values are already JSON text.
     static func object(_ members: [(String, String)], indent: String = "  ") -> String {
         guard !members.isEmpty else { return "{}" }
