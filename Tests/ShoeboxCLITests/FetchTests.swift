@@ -688,6 +688,8 @@ final class FetchTests: XCTestCase {
         let inFile = try ShoeboxProcess.run(["fetch", "--library", blocker.path + "/lib", "--url", server.url("/photo/x")])
         XCTAssertEqual(inFile.status, 4, inFile.stderr)
         XCTAssertTrue(inFile.stderr.contains(blocker.path), inFile.stderr)
+        XCTAssertTrue(inFile.stderr.contains("a part of the path is a file, not a folder"), inFile.stderr)
+        XCTAssertFalse(inFile.stderr.contains("NSCocoaErrorDomain"), inFile.stderr)
 
         // A file where the library's own .tmp/ folder goes: the advice is about that file.
         let library = runner.workDirectory.appendingPathComponent("odd")

@@ -135,16 +135,11 @@ public final class LocalOriginalStore: OriginalStore {
             }
             return
         }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            // errno is not FileManager's to keep: take the system's reason from the error itself.
-            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-            let code = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil } ?? 0
-            if code == ENOSPC || code == EDQUOT || (error as? CocoaError)?.code == .fileWriteOutOfSpace {
-                throw LibraryError.diskFull(path: library)
-            }
-            throw LibraryError.cannotCreate(path: path, reason: code != 0 ? String(cString: strerror(code)) : error.localizedDescription)
+        if let code = FolderPath.create(path) {
+            if code == ENOSPC || code == EDQUOT { throw LibraryError.diskFull(path: library) }
+            let reason = code == ENOTDIR || code == EEXIST
+                ? "a part of the path is a file, not a folder" : String(cString: strerror(code))
+            throw LibraryError.cannotCreate(path: path, reason: reason)
         }
     }
 }

@@ -8,6 +8,18 @@ enum FolderPath {
         return folder.isEmpty ? "." : folder
     }
 
+    /// Creates `folder` and the folders above it that are missing (mkdir -p). Returns
+    /// the errno of the failure, nil on success: FileManager reports a file in the way
+    /// (ENOTDIR) as "NSCocoaErrorDomain error 512".
+    static func create(_ folder: String) -> Int32? {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) { return isFolder.boolValue ? nil : EEXIST }
+        let parent = containing(folder)
+        if parent != folder, parent != ".", parent != "/", let failure = create(parent) { return failure }
+        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { return errno }
+        return nil
+    }
+
     /// fsyncs `folder` so that files created or renamed in it are durable.
     /// Returns the errno of the failure, nil on success.
     static func sync(_ folder: String) -> Int32? {
