@@ -2,7 +2,8 @@ import Foundation
 
 /// Turns a URL's last path segment into a safe, portable file name stem:
 /// percent-decoded, no separators, no `..`, no control or reserved characters,
-/// at most 100 bytes of UTF-8, in Unicode NFC (the form macOS file systems treat
+/// not a Windows device name (CON becomes CON_, aux.tar aux_.tar), at most 100 bytes of UTF-8, in
+/// Unicode NFC (the form macOS file systems treat
 /// as the same name as NFD: "café" sent decomposed must not become a second name
 /// that collides with the first once the library is copied there).
 public enum FileNameSanitizer {
@@ -51,7 +52,19 @@ public enum FileNameSanitizer {
         var result = trimmed(String(scalars))
         result = trimmed(truncated(result, toBytes: maxBytes))
         guard !result.isEmpty, result.contains(where: { $0 != "_" }) else { return nil }
-        return result
+        guard isWindowsDeviceName(result) else { return result }
+        // Windows reads the name up to its first dot: "aux_.tar", not "aux.tar_".
+        let base = result.prefix { $0 != "." }
+        return trimmed(truncated(base + "_" + result.dropFirst(base.count), toBytes: maxBytes))
+    }
+
+    /// CON, NUL, COM1… name devices on Windows, with any extension ("nul.tar.jpg"):
+    /// such a file cannot be copied there.
+    static func isWindowsDeviceName(_ stem: String) -> Bool {
+        let base = stem.prefix { $0 != "." }.uppercased()
+        if ["CON", "PRN", "AUX", "NUL"].contains(base) { return true }
+        guard base.count == 4, base.hasPrefix("COM") || base.hasPrefix("LPT") else { return false }
+        return base.last.map { ("0"..."9").contains($0) } ?? false
     }
 
     /// Drops leading dots, spaces, dashes and combining marks, and trailing dots and spaces,

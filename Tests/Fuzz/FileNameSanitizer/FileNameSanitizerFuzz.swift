@@ -23,6 +23,7 @@ private func check(_ stem: String?) {
     precondition(!bytes.contains(UInt8(ascii: "/")) && !bytes.contains(UInt8(ascii: "\\")) && !bytes.contains(0), "separator in \(stem)")
     precondition(bytes.first != UInt8(ascii: "."), "hidden or dot name \(stem)")
     precondition(!bytes.contains { $0 < 0x20 || $0 == 0x7F }, "control character in name")
+    precondition(!FileNameSanitizer.isWindowsDeviceName(stem), "Windows device name \(stem)")
     precondition(Array(stem.precomposedStringWithCanonicalMapping.utf8) == bytes, "\(stem) is not in NFC")
     // Grapheme level, as Foundation's path functions see it: the name must stay the last
     // component of its folder (a leading combining mark would merge with the "/").

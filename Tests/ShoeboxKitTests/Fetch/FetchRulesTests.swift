@@ -76,6 +76,16 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(FileNameSanitizer.percentDecoded("%%41%zz%4a"), "%A%zzJ")
     }
 
+    func testWindowsDeviceNamesGetASuffix() {
+        for (path, stem) in [("/CON.jpg", "CON_"), ("/nul.jpg", "nul_"), ("/com1.png", "com1_"), ("/Lpt9.gif", "Lpt9_"),
+                             ("/aux.tar.jpg", "aux_.tar"), ("/CONSOLE.jpg", "CONSOLE"), ("/COM10.jpg", "COM10"), ("/xcon.jpg", "xcon")] {
+            XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: path), stem, path)
+        }
+        let long = FileNameSanitizer.stem(fromURLPath: "/nul." + String(repeating: "a", count: 200) + ".jpg")!
+        XCTAssertEqual(long.utf8.count, FileNameSanitizer.maxBytes)
+        XCTAssertTrue(long.hasPrefix("nul_.aaa"), long)
+    }
+
     func testOptionsTheEngineCannotRunWithAreRefused() throws {
         XCTAssertNoThrow(try FetchOptions().validate())
         var options = FetchOptions()
