@@ -443,6 +443,16 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(output.records.count, 1)
         XCTAssertEqual(try server.requestTimes("twice").count, 1)
         XCTAssertTrue(output.stderr.contains("2 repeated"), output.stderr)
+
+        // Other spellings of one resource: a fragment (never sent), the scheme's and host's case,
+        // a dot segment. Each was a download of its own (then a duplicate).
+        let base = server.url("/photo/spelled?seed=spelled")
+        let spellings = [base, base + "#1", base + "#2", "HTTP://" + base.dropFirst("http://".count),
+                         base.replacingOccurrences(of: "/photo/", with: "/photo/./")]
+        let spelled = try runner.fetch(spellings)
+        XCTAssertEqual(spelled.records.count, 1, spelled.stderr)
+        XCTAssertEqual(try server.requestTimes("spelled").count, 1)
+        XCTAssertTrue(spelled.stderr.contains("4 repeated"), spelled.stderr)
     }
 
     func testUserAgentAndExtraHeaders() throws {

@@ -3,9 +3,12 @@ public struct FetchItem: Sendable, Equatable {
     public let url: String
     /// "FILE:LINE", "-:LINE" for stdin, or "--url" for a command-line URL.
     public let origin: String
+    /// The resource the URL names (`URLValidator.Validated.identity`): what "listed twice" compares.
+    public let identity: String
 
-    public init(url: String, origin: String) {
+    public init(url: String, origin: String, identity: String? = nil) {
         self.url = url
         self.origin = origin
+        self.identity = identity ?? url
     }
 }

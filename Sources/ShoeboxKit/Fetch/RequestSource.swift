@@ -37,7 +37,7 @@ struct RequestSource {
             case .entry(.invalid(let origin, let line, let reason)):
                 report(FetchResult(url: line, origin: origin, outcome: .failed, reason: reason))
             case .entry(.url(let item)):
-                guard seen.insert(item.url) else {
+                guard seen.insert(item.identity) else {
                     countRepeat()
                     continue
                 }

@@ -136,8 +136,8 @@ public final class URLListReader {
         let line = rawLine.trimmingWhitespace()
         if line.isEmpty || line.hasPrefix("#") { return nil }
         do {
-            try URLValidator.validate(line)
-            return .url(FetchItem(url: line, origin: origin))
+            let validated = try URLValidator.validated(line)
+            return .url(FetchItem(url: line, origin: origin, identity: validated.identity))
         } catch {
             return .invalid(origin: origin, line: line, reason: "\(error)")
         }

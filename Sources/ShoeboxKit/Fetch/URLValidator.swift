@@ -20,6 +20,20 @@ public enum URLValidator {
     /// Returns the URL's path (percent-encoded) when it is valid.
     @discardableResult
     public static func validate(_ text: String) throws -> String {
+        try validated(text).path
+    }
+
+    /// What a valid URL's text says, read in one parse.
+    public struct Validated: Sendable, Equatable {
+        /// The path, percent-encoded.
+        public var path: String
+        /// The resource the URL names, whatever its spelling: without its fragment (never
+        /// sent), scheme and host in lower case, no default port, dot segments resolved.
+        /// Two URLs with one identity are one download.
+        public var identity: String
+    }
+
+    public static func validated(_ text: String) throws -> Validated {
         guard !text.contains(where: { $0 == " " || $0.isNewline || $0 == "\t" }) else {
             throw Problem.notAURL("contains white space; percent-encode it as %20")
         }
@@ -39,12 +53,16 @@ public enum URLValidator {
         let scheme = part(handle, CURLUPART_SCHEME)?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else { throw Problem.unsupportedScheme(scheme) }
         guard let host = part(handle, CURLUPART_HOST), !host.isEmpty else { throw Problem.missingHost }
-        return part(handle, CURLUPART_PATH) ?? "/"
+        let path = part(handle, CURLUPART_PATH) ?? "/"
+        curl_url_set(handle, CURLUPART_FRAGMENT, nil, 0)
+        curl_url_set(handle, CURLUPART_HOST, host.lowercased(), 0)
+        let identity = part(handle, CURLUPART_URL, flags: UInt32(CURLU_NO_DEFAULT_PORT)) ?? text
+        return Validated(path: path, identity: identity)
     }
 
-    private static func part(_ handle: OpaquePointer, _ which: CURLUPart) -> String? {
+    private static func part(_ handle: OpaquePointer, _ which: CURLUPart, flags: UInt32 = 0) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
+        guard curl_url_get(handle, which, &value, flags) == CURLUE_OK, let value else { return nil }
         defer { curl_free(value) }
         return String(cString: value)
     }

@@ -221,6 +221,15 @@ final class FetchRulesTests: XCTestCase {
                        "originals/2020/01/01/a-3.jpg")
     }
 
+    func testURLIdentityIgnoresSpellingOnly() throws {
+        func identity(_ url: String) throws -> String { try URLValidator.validated(url).identity }
+        XCTAssertEqual(try identity("HTTP://Example.COM:80/a/./b/../c.jpg?q=1#frag"), "http://example.com/a/c.jpg?q=1")
+        XCTAssertEqual(try identity("https://example.com:443/x"), "https://example.com/x")
+        XCTAssertEqual(try identity("https://example.com:8443/x"), "https://example.com:8443/x")
+        XCTAssertNotEqual(try identity("http://example.com/X.jpg"), try identity("http://example.com/x.jpg"), "paths keep their case")
+        XCTAssertNotEqual(try identity("http://example.com/x?a=1"), try identity("http://example.com/x?a=2"))
+    }
+
     func testURLDeduplicator() {
         let seen = URLDeduplicator()
         XCTAssertTrue(seen.insert("http://a.test/1"))
