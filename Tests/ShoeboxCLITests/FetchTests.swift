@@ -475,6 +475,9 @@ final class FetchTests: XCTestCase {
             XCTAssertEqual(refused.status, 2, "\(smuggling): \(refused.stderr)")
             XCTAssertTrue(refused.stderr.contains(smuggling[0] == "-H" ? "header" : "user-agent '"), refused.stderr)
         }
+        let lineBreak = try runner.fetch([plain], ["--user-agent", "evil\nmissing originals/x.jpg: forged"])
+        XCTAssertEqual(lineBreak.status, 2)
+        XCTAssertEqual(lineBreak.stderr.split(separator: "\n").count, 1, "the value is shown on the message's line: \(lineBreak.stderr)")
         let empty = server.url("/photo/empty-header?seed=eh")
         XCTAssertEqual(try runner.fetch([empty], ["-H", "X-Empty;"]).outcome(empty), "stored")
         let sent = try JSONDecoder().decode([String: String].self, from: server.get("/_headers/empty-header"))
@@ -667,6 +670,46 @@ final class FetchTests: XCTestCase {
             XCTAssertEqual(output.status, 0, "\(extra): \(output.stderr)")
             XCTAssertEqual(more.compactMap(output.outcome), ["stored", "stored"], "\(extra): \(output.stderr)")
         }
+    }
+
+    func testADeviceGivenAsTheListIsRefusedAtOnce() throws {
+        for extra in [[], ["--strict"]] {
+            let output = try runner.run(["/dev/zero"] + extra)
+            XCTAssertEqual(output.status, 2, "\(extra): \(output.stderr)")
+            XCTAssertTrue(output.stderr.contains("/dev/zero is binary data"), output.stderr)
+        }
+        // A FIFO of binary data under --strict: refused from its first bytes, not copied whole first.
+        let fifo = runner.workDirectory.appendingPathComponent("zeros.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let writer = Thread {
+            guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+            let zeros = Data(count: 1 << 20)
+            for _ in 0..<4096 { if (try? handle.write(contentsOf: zeros)) == nil { break } }  // 4 GiB, unless the reader goes
+            try? handle.close()
+        }
+        writer.start()
+        let strict = try runner.run([fifo, "--strict"])
+        XCTAssertEqual(strict.status, 2, strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("zeros.fifo is binary data"), strict.stderr)
+    }
+
+    func testStrictReadsSeveralFIFOsInTheOrderGiven() throws {
+        // A producer that feeds one FIFO, then the next: reading them out of order would wait forever.
+        let names = ["first", "second", "third"]
+        let fifos = names.map { runner.workDirectory.appendingPathComponent("\($0).fifo").path }
+        for fifo in fifos { XCTAssertEqual(mkfifo(fifo, 0o600), 0) }
+        let urls = names.map { server.url("/photo/\($0)?seed=\($0)") }
+        let writer = Thread {
+            for (fifo, url) in zip(fifos, urls) {
+                let handle = FileHandle(forWritingAtPath: fifo)
+                handle?.write(Data((url + "\n").utf8))
+                try? handle?.close()
+            }
+        }
+        writer.start()
+        let output = try runner.run(fifos + ["--strict"])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(urls.compactMap(output.outcome), ["stored", "stored", "stored"])
     }
 
     func testListFromStdinAndURLOption() throws {

@@ -21,12 +21,16 @@ final class InspectJSONTextTests: XCTestCase {
             ExifTag(group: "GPS", name: "GPSLatitude", id: 2, value: "undef undef undef"),
             ExifTag(group: "GPS", name: "GPSLongitude", id: 4, value: "10", numbers: [10]),
             ExifTag(group: "GPS", name: "GPSLatitudeRef", id: 1, value: "N"),
+            ExifTag(group: "GPS", name: "GPSAltitude", id: 6, value: "123", numbers: [123]),
+            ExifTag(group: "ExifIFD", name: "ExposureTime", id: 0x829A, value: "undef"),
         ]
         let line = InspectPrinter.json(MetadataBatch.Item(path: "x.jpg", fileSize: 1, result: .success(metadata)), includeAllTags: true)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         XCTAssertNil(object["GPSLatitude"], line)
         XCTAssertNil(object["GPSLongitude"], line)
         XCTAssertEqual(object["GPSLatitudeRef"] as? String, "N", "other raw tags stay")
+        XCTAssertEqual(object["GPSAltitude"] as? Double, 123, "one number in exiftool's unit stays")
+        XCTAssertNil(object["ExposureTime"], line)
         XCTAssertEqual(object["Make"] as? String, "Maker")
     }
 

@@ -177,13 +177,16 @@ final class ThumbnailUpdaterTests: XCTestCase {
         let thumb = library.root + "/thumbnails/64/2024/05/01/IMG_0001.jpg.jpg"
         let leftover = library.root + "/thumbnails/64/2024/05/01/.tmp-0C0FFEE.jpg"
         XCTAssertTrue(FileManager.default.createFile(atPath: leftover, contents: Data("half".utf8)))
+        let latin1 = Array("thumbnails/64/2024/05/01/.tmp-caf".utf8) + [0xE9] + Array(".jpg".utf8)
+        Damage.writeFile(named: latin1, in: library.root, contents: Data("half".utf8))
         // Cut short (a disk that lost its tail), yet newer than the original.
         let whole = try Data(contentsOf: URL(fileURLWithPath: thumb))
         try whole.prefix(100).write(to: URL(fileURLWithPath: thumb))
 
         let (summary, _) = try update(library, options)
-        XCTAssertEqual(summary.leftoversRemoved, 1)
+        XCTAssertEqual(summary.leftoversRemoved, 2, "a name that is not UTF-8 too")
         XCTAssertFalse(FileManager.default.fileExists(atPath: leftover))
+        XCTAssertEqual(ThumbnailLayout.leftovers(in: library.root).count, 0)
         XCTAssertEqual(summary.made, 1, "a thumbnail of another size than recorded is remade")
         XCTAssertEqual(try ImageFixtures.size(thumb).0, 64)
         XCTAssertEqual(try update(library, options).0.upToDate, 1)

@@ -107,7 +107,11 @@ public enum FetchCommand: Command {
     private static func status(for error: Error, console: Console) -> Int32 {
         switch error {
         case let error as FetchRunError:
-            console.error("fetch: \(error)")
+            if case .invalidOption = error {
+                console.error(TerminalText.oneLine("fetch: \(error)"))  // it quotes the value given
+            } else {
+                console.error("fetch: \(error)")
+            }
             return ExitStatus.usage
         case let error as URLListReader.ReadError:
             console.error("fetch: \(error)")

@@ -63,7 +63,7 @@ public enum ThumbsCommand: Command {
                     if json { console.out(ThumbnailJSON.line(record, original: original, milliseconds: milliseconds)) }
                 case .failed(_, let error):
                     console.clearProgress()
-                    console.error("thumbs: \(error)")
+                    console.error(TerminalText.oneLine("thumbs: \(error)"))  // one line per original, whatever its name
                 case .finished:
                     done += 1
                     console.progress("thumbs: \(done)/\(total) originals")

@@ -15,14 +15,13 @@ enum InspectPrinter {
         case .success(let metadata):
             if let size = item.fileSize { members.append(("FileSize", JSONText.number(Double(size)))) }
             if let format = metadata.format { members.append(("FileType", JSONText.string(format.rawValue.uppercased()))) }
-            // A shared key the summary left out held an unusable value: not printed raw under it.
-            var seen = Set(members.map(\.0)).union(PhotoMetadata.exiftoolFieldKeys)
+            var seen = Set(members.map(\.0))
             for field in metadata.exiftoolFields {
                 seen.insert(field.key)
                 members.append((field.key, jsonValue(field.value)))
             }
             if includeAllTags {
-                for tag in metadata.tags where seen.insert(tag.name).inserted {
+                for tag in metadata.tags where seen.insert(tag.name).inserted && isPrintableRaw(tag) {
                     let value = tag.numbers.count == 1 ? JSONText.number(tag.numbers[0]) : JSONText.textOrNumber(tag.value)
                     members.append((tag.name, value))
                 }
@@ -32,6 +31,14 @@ enum InspectPrinter {
             }
         }
         return JSONText.object(members)
+    }
+
+    /// Under a key shared with exiftool (that the summary left out) a raw tag goes only as one
+    /// number, already in exiftool's unit (an altitude in metres); never as text such as
+    /// "undef undef undef", nor a coordinate, whose degrees need its reference and minutes.
+    private static func isPrintableRaw(_ tag: ExifTag) -> Bool {
+        guard PhotoMetadata.exiftoolFieldKeys.contains(tag.name) else { return true }
+        return tag.numbers.count == 1 && !["GPSLatitude", "GPSLongitude"].contains(tag.name)
     }
 
     private static func jsonValue(_ value: MetadataValue) -> String {

@@ -55,9 +55,13 @@ public struct FetchOptions: Sendable {
     /// "Name: value" (or curl's "Name;" for an empty value): the name an HTTP token, the
     /// value on one line (a line break would smuggle in another header).
     public static func isHeader(_ header: String) -> Bool {
-        guard let end = header.firstIndex(where: { $0 == ":" || $0 == ";" }), end != header.startIndex,
-              header[..<end].unicodeScalars.allSatisfy(isTokenCharacter) else { return false }
-        return isHeaderValue(String(header[header.index(after: end)...]))
+        if header.hasSuffix(";"), isToken(header.dropLast()) { return true }
+        guard let colon = header.firstIndex(of: ":"), isToken(header[..<colon]) else { return false }
+        return isHeaderValue(String(header[header.index(after: colon)...]))
+    }
+
+    private static func isToken(_ text: Substring) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy(isTokenCharacter)
     }
 
     /// Text without control characters (tab allowed), so it stays on its header line.

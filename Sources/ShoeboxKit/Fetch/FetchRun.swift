@@ -63,7 +63,8 @@ public final class FetchRun: @unchecked Sendable {
         defer { for spooled in configuration.spooledLists.keys { unlink(spooled) } }
         if configuration.strict {
             var spooledCopies: [String: String] = [:]
-            for list in Set(lists) where URLListReader.isStream(list) {
+            // In the order given: a producer feeding one FIFO after another waits for its reader.
+            for list in lists where spooledCopies[list] == nil && URLListReader.isStream(list) {
                 guard let spooled = try ListSpooler.spool(list, isCancelled: { cancelFlag.isSet }) else {
                     var interrupted = FetchSummary()
                     interrupted.cancelled = true
@@ -72,9 +73,6 @@ public final class FetchRun: @unchecked Sendable {
                 }
                 configuration.spooledLists[spooled] = list
                 spooledCopies[list] = spooled
-                if let what = URLListReader.binaryContent(spooled) {
-                    throw URLListReader.ReadError.notText(path: list == "-" ? "<stdin>" : list, what: what)
-                }
             }
             lists = lists.map { spooledCopies[$0] ?? $0 }
             try checkStrict(lists)

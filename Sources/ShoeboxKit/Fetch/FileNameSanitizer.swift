@@ -62,9 +62,9 @@ public enum FileNameSanitizer {
     /// such a file cannot be copied there.
     static func isWindowsDeviceName(_ stem: String) -> Bool {
         let base = stem.prefix { $0 != "." }.uppercased()
-        if ["CON", "PRN", "AUX", "NUL"].contains(base) { return true }
+        if ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"].contains(base) { return true }
         guard base.count == 4, base.hasPrefix("COM") || base.hasPrefix("LPT") else { return false }
-        return base.last.map { ("0"..."9").contains($0) } ?? false
+        return base.last.map { ("0"..."9").contains($0) || "¹²³".contains($0) } ?? false
     }
 
     /// Drops leading dots, spaces, dashes and combining marks, and trailing dots and spaces,

@@ -28,9 +28,19 @@ enum ListSpooler {
         return path
     }
 
-    /// False when cancelled before the end of the input.
+    /// False when cancelled before the end of the input. Throws `notText` as soon as the
+    /// first bytes show binary data, rather than copying all of it first.
     private static func copy(_ input: Int32, named list: String, to fd: Int32, path: String, isCancelled: () -> Bool) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var head: [UInt8] = []
+        var headChecked = false
+        func checkHead(atEnd: Bool) throws {
+            guard !headChecked, atEnd || head.count >= URLListReader.binarySampleSize else { return }
+            headChecked = true
+            if let what = URLListReader.binaryContent(head: head.prefix(URLListReader.binarySampleSize)) {
+                throw URLListReader.ReadError.notText(path: list == "-" ? "<stdin>" : list, what: what)
+            }
+        }
         while true {
             // Waits in short slices: with SIGINT trapped, a blocked read would not see Ctrl-C.
             // A FIFO whose writer has not come yet polls as not ready (no end of input).
@@ -41,7 +51,12 @@ enum ListSpooler {
             let n = read(input, &buffer, buffer.count)
             if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if n < 0 { throw URLListReader.ReadError.readFailed(path: list, reason: String(cString: strerror(errno))) }
-            if n == 0 { return true }
+            if n == 0 {
+                try checkHead(atEnd: true)
+                return true
+            }
+            if !headChecked { head += buffer[0..<min(n, URLListReader.binarySampleSize - head.count)] }
+            try checkHead(atEnd: false)
             try writeAll(buffer[0..<n], to: fd, path: path)
         }
     }

@@ -58,14 +58,15 @@ public final class URLListReader {
         }
     }
 
-    /// Whether a list can be read only once: stdin ("-"), a pipe, `<(cmd)`, `/dev/stdin`,
-    /// a FIFO or another device. Such a list is read by the run alone, never ahead of it.
+    /// Whether a list can be read only once: stdin ("-"), a pipe (`<(cmd)`, `/dev/stdin`
+    /// fed by a pipe), a FIFO or a socket. Such a list is read by the run alone, never
+    /// ahead of it. A device (/dev/zero) is checked as a file is, and refused.
     public static func isStream(_ path: String) -> Bool {
         if path == "-" { return true }
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
         let type = info.st_mode & S_IFMT
-        return type != S_IFREG && type != S_IFDIR
+        return type == S_IFIFO || type == S_IFSOCK
     }
 
     /// What a file's first 4 KiB say it is when it is no text list: an image, or

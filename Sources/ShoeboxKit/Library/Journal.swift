@@ -142,6 +142,7 @@ public final class Journal: @unchecked Sendable {
         var damaged: [Int] = []
         var start = 0
         var lineNumber = 0
+        var lastLine = 0
         while start < bytes.count {
             lineNumber += 1
             var end = bytes.count
@@ -150,6 +151,7 @@ public final class Journal: @unchecked Sendable {
             }
             defer { start = end + 1 }
             guard end > start else { continue }
+            lastLine = lineNumber
             let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
             let wellFormed = isBalanced(line)
             if wellFormed, line.count > 100, starts(line, with: prefix), let sha = hash(in: line, after: key) {
@@ -158,11 +160,12 @@ public final class Journal: @unchecked Sendable {
                 continue
             } else if let entry = try? JSONDecoder().decode(JournalEntry.self, from: Data(line)), entry.isComplete {
                 if let original = entry.original { hashes.insert(original.sha256) }
-            } else if end < bytes.count {
-                damaged.append(lineNumber)  // a line without its newline is a torn end, not damage
+            } else {
+                damaged.append(lineNumber)
             }
         }
-        return (hashes, damaged)
+        // The last line may be torn by a crash, with or without its newline, as `read` takes it.
+        return (hashes, damaged.filter { $0 != lastLine })
     }
 
     /// Whether a line is one object whose braces and brackets (outside strings) pair up, so a
@@ -218,8 +221,12 @@ public final class Journal: @unchecked Sendable {
         let data = try contents(path)
         var kept = Data()
         kept.reserveCapacity(data.count)
-        for (index, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated().dropLast()
-        where !lines.contains(index + 1) {
+        let all = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        for (index, line) in all.enumerated() where !line.isEmpty && !lines.contains(index + 1) {
+            // A last line without its newline is kept (newline added) only when it is a whole entry.
+            if index == all.count - 1, (try? JSONDecoder().decode(JournalEntry.self, from: Data(line)))?.isComplete != true {
+                continue
+            }
             kept.append(contentsOf: line)
             kept.append(0x0A)
         }

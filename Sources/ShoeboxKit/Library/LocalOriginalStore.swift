@@ -137,7 +137,7 @@ public final class LocalOriginalStore: OriginalStore {
         }
         if let code = FolderPath.create(path) {
             if code == ENOSPC || code == EDQUOT { throw LibraryError.diskFull(path: library) }
-            let reason = code == ENOTDIR || code == EEXIST
+            let reason = code == ENOTDIR
                 ? "a part of the path is a file, not a folder" : String(cString: strerror(code))
             throw LibraryError.cannotCreate(path: path, reason: reason)
         }

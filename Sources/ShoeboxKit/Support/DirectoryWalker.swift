@@ -45,7 +45,16 @@ enum DirectoryWalker {
         return names
     }
 
-    private static func withCString<T>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T {
+    /// A path's bytes for people: as is when UTF-8, else with `\xNN` for every byte outside
+    /// printable ASCII (and for backslashes, so the escapes read one way).
+    static func shown(_ bytes: [UInt8]) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        return bytes.map { (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\\") ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }
+            .joined()
+    }
+
+    /// `body` with `bytes` as a C path.
+    static func withCString<T>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T {
         (bytes + [0]).withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
         }

@@ -13,11 +13,14 @@ enum FolderPath {
     /// (ENOTDIR) as "NSCocoaErrorDomain error 512".
     static func create(_ folder: String) -> Int32? {
         var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) { return isFolder.boolValue ? nil : EEXIST }
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) { return isFolder.boolValue ? nil : ENOTDIR }
         let parent = containing(folder)
         if parent != folder, parent != ".", parent != "/", let failure = create(parent) { return failure }
-        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { return errno }
-        return nil
+        guard mkdir(folder, 0o755) != 0 else { return nil }
+        let failure = errno
+        // EEXIST for something that is no folder (a dangling symbolic link, a file made meanwhile).
+        guard failure == EEXIST else { return failure }
+        return FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue ? nil : ENOTDIR
     }
 
     /// fsyncs `folder` so that files created or renamed in it are durable.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where thumbnails live: `thumbnails/SIZE/<path under originals/>.<ext>`.
 public enum ThumbnailLayout {
     public static let folder = "thumbnails"
@@ -6,15 +8,23 @@ public enum ThumbnailLayout {
     public static let temporaryPrefix = ".tmp-"
 
     /// The temporary files under thumbnails/ that an interrupted run (kill -9, power loss)
-    /// left, relative to `libraryRoot`.
-    static func leftovers(in libraryRoot: String) -> [String] {
-        var found: [String] = []
+    /// left, relative to `libraryRoot` (as shown to people, and byte for byte).
+    static func leftovers(in libraryRoot: String) -> [(shown: String, path: [UInt8])] {
+        var found: [(shown: String, path: [UInt8])] = []
         DirectoryWalker.walk(libraryRoot + "/" + folder) { entry in
             let name = entry.relativePath.split(separator: UInt8(ascii: "/")).last ?? []
             guard name.starts(with: temporaryPrefix.utf8) else { return }
-            found.append(folder + "/" + String(decoding: entry.relativePath, as: UTF8.self))
+            let path = Array(folder.utf8) + [UInt8(ascii: "/")] + entry.relativePath
+            found.append((DirectoryWalker.shown(path), path))
         }
-        return found.sorted()
+        return found.sorted { $0.path.lexicographicallyPrecedes($1.path) }
+    }
+
+    /// Removes what `leftovers` finds; returns how many files went.
+    static func removeLeftovers(in libraryRoot: String) -> Int {
+        leftovers(in: libraryRoot).filter { leftover in
+            DirectoryWalker.withCString(Array(libraryRoot.utf8) + [UInt8(ascii: "/")] + leftover.path) { unlink($0) } == 0
+        }.count
     }
 
     /// The thumbnail path (relative to the library root) for an original, or nil

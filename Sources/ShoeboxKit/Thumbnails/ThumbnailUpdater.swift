@@ -28,9 +28,7 @@ public final class ThumbnailUpdater: @unchecked Sendable {
         try CacheDirectoryTag.ensure(in: libraryRoot + "/" + ThumbnailLayout.folder)
         var summary = ThumbnailSummary()
         // What a killed run was writing; no other writer runs meanwhile (the library lock).
-        for leftover in ThumbnailLayout.leftovers(in: libraryRoot) where unlink(libraryRoot + "/" + leftover) == 0 {
-            summary.leftoversRemoved += 1
-        }
+        summary.leftoversRemoved = ThumbnailLayout.removeLeftovers(in: libraryRoot)
         let originals = try catalog.allOriginals()
         let sources = originals.map { ThumbnailSource(path: $0.path, sha256: $0.sha256, bytes: $0.bytes) }
         let recorded = Dictionary(try catalog.allThumbnails().map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })

@@ -12,15 +12,19 @@ struct LibraryFile: Sendable, Equatable {
     var isRegular: Bool
     /// False when the name is not UTF-8: the catalog cannot record such a path.
     var hasUTF8Name = true
+    /// The path's bytes as on disk (for a name that is not UTF-8, not those of `path`).
+    private var rawPath: [UInt8]?
 
     var isWritable: Bool { mode & 0o222 != 0 }
 
     /// The path's exact bytes, for comparing paths: `==` on `String` takes "café" composed
-    /// and decomposed for one path, where the file system sees two.
-    var pathKey: [UInt8] { Array(path.utf8) }
+    /// and decomposed for one path, where the file system sees two; and a name shown with
+    /// escapes must not match a catalogued name spelled like the escapes.
+    var pathKey: [UInt8] { rawPath ?? Array(path.utf8) }
 
-    init(path: String, info: stat, hasUTF8Name: Bool = true) {
+    init(path: String, info: stat, hasUTF8Name: Bool = true, rawPath: [UInt8]? = nil) {
         self.path = path
+        self.rawPath = rawPath
         bytes = Int64(info.st_size)
         mode = info.st_mode
         modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
@@ -40,16 +44,12 @@ struct LibraryFile: Sendable, Equatable {
     static func scan(_ folder: String, in layout: LibraryLayout) -> [LibraryFile] {
         var files: [LibraryFile] = []
         DirectoryWalker.walk(layout.absolute(folder)) { entry in
-            let name = String(validating: entry.relativePath, as: UTF8.self)
+            let isUTF8 = String(validating: entry.relativePath, as: UTF8.self) != nil
             files.append(LibraryFile(
-                path: folder + "/" + (name ?? escaped(entry.relativePath)), info: entry.info, hasUTF8Name: name != nil))
+                path: folder + "/" + DirectoryWalker.shown(entry.relativePath), info: entry.info, hasUTF8Name: isUTF8,
+                rawPath: isUTF8 ? nil : Array(folder.utf8) + [UInt8(ascii: "/")] + entry.relativePath))
         }
-        return files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return files.map { ($0.pathKey, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
     }
 
-    /// `bytes` with every byte outside printable ASCII written `\xNN`.
-    private static func escaped(_ bytes: [UInt8]) -> String {
-        bytes.map { (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\\") ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }
-            .joined()
-    }
 }

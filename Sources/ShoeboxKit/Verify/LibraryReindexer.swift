@@ -36,7 +36,7 @@ public struct LibraryReindexer: Sendable {
         report.damagedJournalLines = journal.damagedLines
         if !journal.damagedLines.isEmpty {
             // Left in place, they would make every verify fail for good.
-            let backup = layout.journal + ".damaged-" + Self.stamp()
+            let backup = Self.unusedName(layout.journal + ".damaged-" + Self.stamp())
             try Journal.removeLines(Set(journal.damagedLines), path: layout.journal, keepingOldAs: backup)
             report.damagedJournalKept = (backup as NSString).lastPathComponent
         }
@@ -165,6 +165,7 @@ public struct LibraryReindexer: Sendable {
             let chosen = copies.first { $0.pathKey == journaled.map { Array($0.path.utf8) } } ?? copies[0]
             report.duplicateFiles += copies.filter { $0.pathKey != chosen.pathKey }.map(\.path)
             if var record = journaled {
+                makeReadOnly(chosen)
                 record.path = chosen.path
                 record.bytes = chosen.bytes
                 all.append(record)
@@ -178,7 +179,7 @@ public struct LibraryReindexer: Sendable {
                 report.originalsFromJournal += 1
             } else if let format = FormatSniffer.sniff(fileAt: layout.absolute(chosen.path)) {
                 let record = recordFromFile(chosen, sha256: sha, format: format)
-                chmod(layout.absolute(chosen.path), 0o444)  // an original, read-only like those fetch stores
+                makeReadOnly(chosen)
                 all.append(record)
                 unjournaled.append(record)
                 report.originalsFromFiles += 1
@@ -189,6 +190,11 @@ public struct LibraryReindexer: Sendable {
         report.journaledOriginalsWithoutFile = state.originals.keys.filter { bySHA[$0] == nil && !changed.contains($0) }.count
         report.duplicateFiles.sort()
         return (all, unjournaled)
+    }
+
+    /// An original is read-only, as fetch stores it: one adopted, moved or renamed by hand may not be.
+    private func makeReadOnly(_ file: LibraryFile) {
+        if file.isWritable { chmod(layout.absolute(file.path), 0o444) }
     }
 
     /// What the file itself says, for an original the journal does not know (sniffed as `format`).
@@ -247,8 +253,8 @@ public struct LibraryReindexer: Sendable {
         let hasWAL = files.fileExists(atPath: layout.catalog + "-wal")
         unlink(layout.catalog + "-shm")
         guard hasCatalog || hasWAL else { return nil }
-        let name = "catalog.sqlite.\(hasCatalog ? (state ?? "replaced") : "orphan")-\(Self.stamp())"
-        let target = layout.absolute(name)
+        let target = Self.unusedName(layout.absolute("catalog.sqlite.\(hasCatalog ? (state ?? "replaced") : "orphan")-\(Self.stamp())"))
+        let name = (target as NSString).lastPathComponent
         if hasCatalog, rename(layout.catalog, target) != 0 {
             throw VerifyError.cannotReplace(path: layout.catalog, detail: "cannot move it aside: \(String(cString: strerror(errno)))")
         }
@@ -258,6 +264,18 @@ public struct LibraryReindexer: Sendable {
             throw VerifyError.cannotReplace(path: layout.catalog, detail: "cannot move its -wal aside: \(detail)")
         }
         return name
+    }
+
+    /// `path`, or `path-2`, `path-3`…: the first that names nothing (and nothing's -wal), so
+    /// two runs in one second never overwrite what the first kept.
+    private static func unusedName(_ path: String) -> String {
+        var candidate = path
+        var number = 1
+        while access(candidate, F_OK) == 0 || access(candidate + "-wal", F_OK) == 0 {
+            number += 1
+            candidate = path + "-\(number)"
+        }
+        return candidate
     }
 
     /// The time in file names of kept files: 20261130T190000Z.

@@ -53,7 +53,7 @@ public struct LibraryVerifier: Sendable {
         let awaited = Set(findings.filter { $0.kind == .pendingPublish }.compactMap(\.sha256))
         findings += temps.filter { !awaited.contains(Self.stagedHash($0) ?? "") }.compactMap(Self.leftover)
         findings += ThumbnailLayout.leftovers(in: layout.root).map {
-            VerifyProblem(kind: .leftoverTemp, path: $0, detail: "thumbnail left half-written by an interrupted run; the next thumbs removes it")
+            VerifyProblem(kind: .leftoverTemp, path: $0.shown, detail: "thumbnail left half-written by an interrupted run; the next thumbs removes it")
         }
         report.findings = findings.sorted { ($0.path, $0.kind.rawValue) < ($1.path, $1.kind.rawValue) }
         report.totalSeconds = Date().timeIntervalSince(start)

@@ -76,9 +76,29 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(FileNameSanitizer.percentDecoded("%%41%zz%4a"), "%A%zzJ")
     }
 
+    func testHeaderOptionsAreOneHeaderWithATokenName() {
+        for good in ["X-Token: abc", "Referer: http://127.0.0.1/", "X-Empty;", "X-Remove:", "A:b\tc"] {
+            XCTAssertTrue(FetchOptions.isHeader(good), good)
+        }
+        for bad in ["no colon here", "Bad Name: v", "X-A;b c: d", "X-Empty; trailing", ": v", ";", "X: a\r\nY: b", "X: \u{7F}"] {
+            XCTAssertFalse(FetchOptions.isHeader(bad), bad)
+        }
+    }
+
+    func testFolderCreationNamesWhatIsInTheWay() throws {
+        let root = NSTemporaryDirectory() + "folders-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        XCTAssertNil(FolderPath.create(root + "/a/b/c"))
+        XCTAssertNil(FolderPath.create(root + "/a/b/c"), "an existing folder is fine")
+        XCTAssertTrue(FileManager.default.createFile(atPath: root + "/file", contents: Data()))
+        XCTAssertEqual(FolderPath.create(root + "/file/sub"), ENOTDIR)
+        try FileManager.default.createSymbolicLink(atPath: root + "/dangling", withDestinationPath: root + "/nowhere")
+        XCTAssertEqual(FolderPath.create(root + "/dangling"), ENOTDIR, "a dangling link is no folder")
+    }
+
     func testWindowsDeviceNamesGetASuffix() {
         for (path, stem) in [("/CON.jpg", "CON_"), ("/nul.jpg", "nul_"), ("/com1.png", "com1_"), ("/Lpt9.gif", "Lpt9_"),
-                             ("/aux.tar.jpg", "aux_.tar"), ("/CONSOLE.jpg", "CONSOLE"), ("/COM10.jpg", "COM10"), ("/xcon.jpg", "xcon")] {
+                             ("/aux.tar.jpg", "aux_.tar"), ("/COM%C2%B9.jpg", "COM\u{B9}_"), ("/conin$.jpg", "conin$_"), ("/CONOUT$.png", "CONOUT$_"), ("/CONSOLE.jpg", "CONSOLE"), ("/COM10.jpg", "COM10"), ("/xcon.jpg", "xcon")] {
             XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: path), stem, path)
         }
         let long = FileNameSanitizer.stem(fromURLPath: "/nul." + String(repeating: "a", count: 200) + ".jpg")!

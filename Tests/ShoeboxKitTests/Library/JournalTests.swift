@@ -89,6 +89,33 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1))
     }
 
+    func testAGarbledLastLineIsTakenAlikeByReadAndByVerifysScan() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{garbage\n".utf8))
+        try handle.close()
+        XCTAssertEqual(try Journal.readSalvaging(path: journalPath).damagedLines, [])
+        XCTAssertEqual(try Journal.scanOriginalHashes(path: journalPath).damagedLines, [], "verify must not report what reindex ignores")
+        try Journal(path: journalPath).append(sampleEntries(2))  // now a line in the middle: damage for both
+        XCTAssertEqual(try Journal.readSalvaging(path: journalPath).damagedLines, [5])
+        XCTAssertEqual(try Journal.scanOriginalHashes(path: journalPath).damagedLines, [5])
+    }
+
+    func testRemovingLinesKeepsEveryOtherEntryAndTheOldFile() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        var text = try String(contentsOfFile: journalPath, encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        text = lines[0] + "\n{damaged\n" + lines[1...].joined(separator: "\n")  // the last entry without its newline
+        try text.write(toFile: journalPath, atomically: false, encoding: .utf8)
+        try Journal.removeLines([2], path: journalPath, keepingOldAs: journalPath + ".damaged")
+        XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1), "the unterminated whole entry is kept")
+        XCTAssertEqual(try String(contentsOfFile: journalPath + ".damaged", encoding: .utf8), text)
+        XCTAssertThrowsError(try Journal.removeLines([1], path: journalPath, keepingOldAs: journalPath + ".damaged"),
+                             "an existing backup is never overwritten")
+        XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1))
+    }
+
     func testOpeningForWritingCutsTheTornTail() throws {
         try Journal(path: journalPath).append(sampleEntries(1))
         let complete = try XCTUnwrap(FileManager.default.contents(atPath: journalPath))

@@ -87,6 +87,24 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(try VerifyTestLibrary.dump(layout.absolute(kept)).0, before.0)
         XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).0, before.0)
         XCTAssertEqual(try VerifyTestLibrary.dump(layout.catalog).1, before.1)
+
+        // Again within the same second: the first kept file is kept too, under another name.
+        let again = try XCTUnwrap(try reindex(force: true).previousCatalog)
+        XCTAssertNotEqual(again, kept)
+        XCTAssertEqual(try files(matching: "catalog.sqlite.replaced-").filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.count, 2)
+        XCTAssertEqual(try VerifyTestLibrary.dump(layout.absolute(kept)).0, before.0)
+    }
+
+    func testAnOriginalMovedByHandIsFoundByItsBytesAndMadeReadOnly() throws {
+        _ = try makeLibrary()
+        let old = root + "/originals/2024/05/01/photo-0.jpg", moved = root + "/originals/2024/05/01/renamed.jpg"
+        try FileManager.default.moveItem(atPath: old, toPath: moved)
+        chmod(moved, 0o644)
+        let report = try reindex(force: true)
+        XCTAssertEqual(report.originalsFromJournal, 5)
+        XCTAssertTrue(try VerifyTestLibrary.dump(layout.catalog).0.contains { $0.path == "originals/2024/05/01/renamed.jpg" })
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: moved)[.posixPermissions] as? Int, 0o444)
+        XCTAssertEqual(try LibraryVerifier(layout: layout).run().findings, [])
     }
 
     func testCorruptCatalogIsMovedAsideAndRebuilt() throws {

@@ -122,6 +122,12 @@ final class LibraryVerifierTests: XCTestCase {
         XCTAssertEqual(finding.kind, .unknownFile)
         XCTAssertEqual(finding.path, "originals/old/caf\\xE9.jpg")
         XCTAssertTrue(finding.detail.contains("not UTF-8"), finding.detail)
+
+        // A catalogued name spelled like the escapes does not hide the file.
+        let library = try VerifyTestLibrary(root: root)
+        try library.store(VerifyTestLibrary.bytes(7), path: "originals/old/caf\\xE9.jpg")
+        let again = try verify()
+        XCTAssertEqual(again.findings.filter { $0.kind == .unknownFile }.count, 1, "\(again.findings)")
     }
 
     func testChangedEXIFSummaryIsAMetadataMismatch() throws {
