@@ -21,7 +21,7 @@ public final class FetchRun: @unchecked Sendable {
 
         /// A reader of `lists` that names a spooled copy as the user gave the list ("-": `<stdin>`).
         func listReader(_ lists: [String]) -> URLListReader {
-            URLListReader(paths: lists, shownNames: spooledLists.mapValues { $0 == "-" ? "<stdin>" : $0 })
+            URLListReader(paths: lists, shownNames: spooledLists.mapValues(URLListReader.shownName))
         }
 
         public init(layout: LibraryLayout) {

@@ -1,11 +1,11 @@
 import Foundation
 
 /// Turns a URL's last path segment into a safe, portable file name stem:
-/// percent-decoded, no separators, no `..`, no control or reserved characters,
-/// not a Windows device name (CON becomes CON_, aux.tar aux_.tar), at most 100 bytes of UTF-8, in
-/// Unicode NFC (the form macOS file systems treat
-/// as the same name as NFD: "café" sent decomposed must not become a second name
-/// that collides with the first once the library is copied there).
+/// percent-decoded, no separators, no `..`, no control or reserved characters, not
+/// a Windows device name (CON becomes CON_, aux.tar aux_.tar), at most 100 bytes of
+/// UTF-8, in Unicode NFC (the form macOS file systems treat as the same name as NFD:
+/// "café" sent decomposed must not become a second name that collides with the first
+/// once the library is copied there).
 public enum FileNameSanitizer {
     public static let maxBytes = 100
 
@@ -60,7 +60,7 @@ public enum FileNameSanitizer {
 
     /// CON, NUL, COM1… name devices on Windows, with any extension ("nul.tar.jpg"):
     /// such a file cannot be copied there.
-    static func isWindowsDeviceName(_ stem: String) -> Bool {
+    public static func isWindowsDeviceName(_ stem: String) -> Bool {
         let base = stem.prefix { $0 != "." }.uppercased()
         if ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"].contains(base) { return true }
         guard base.count == 4, base.hasPrefix("COM") || base.hasPrefix("LPT") else { return false }

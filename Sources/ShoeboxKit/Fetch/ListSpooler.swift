@@ -38,7 +38,7 @@ enum ListSpooler {
             guard !headChecked, atEnd || head.count >= URLListReader.binarySampleSize else { return }
             headChecked = true
             if let what = URLListReader.binaryContent(head: head.prefix(URLListReader.binarySampleSize)) {
-                throw URLListReader.ReadError.notText(path: list == "-" ? "<stdin>" : list, what: what)
+                throw URLListReader.ReadError.notText(path: URLListReader.shownName(list), what: what)
             }
         }
         while true {

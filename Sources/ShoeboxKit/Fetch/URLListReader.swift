@@ -58,6 +58,11 @@ public final class URLListReader {
         }
     }
 
+    /// How messages name a list: as given, stdin ("-") as `<stdin>`.
+    static func shownName(_ list: String) -> String {
+        list == "-" ? "<stdin>" : list
+    }
+
     /// Whether a list can be read only once: stdin ("-"), a pipe (`<(cmd)`, `/dev/stdin`
     /// fed by a pipe), a FIFO or a socket. Such a list is read by the run alone, never
     /// ahead of it. A device (/dev/zero) is checked as a file is, and refused.
@@ -105,7 +110,7 @@ public final class URLListReader {
                 continue
             }
             lineNumber += 1
-            let shown = shownNames[currentName] ?? (currentName == "-" ? "<stdin>" : currentName)
+            let shown = shownNames[currentName] ?? Self.shownName(currentName)
             let origin = "\(shown):\(lineNumber)"
             switch line {
             case .tooLong(let start, let bytes):
@@ -123,7 +128,7 @@ public final class URLListReader {
     /// read again): its first read is checked when the run comes to it.
     private func checkStreamIsText(_ reader: LineReader, named name: String) throws {
         if let what = Self.binaryContent(head: try reader.firstBytes(limit: Self.binarySampleSize)) {
-            throw ReadError.notText(path: name == "-" ? "<stdin>" : name, what: what)
+            throw ReadError.notText(path: Self.shownName(name), what: what)
         }
     }
 
