@@ -118,11 +118,11 @@ struct ImageEndTracker {
         case .pngSignature:
             step = .header(8, .pngChunk)
         case .pngChunk:
-            let length = Int64(Self.bigEndian(bytes[0..<4]))
+            let length = Int64(ISOMediaContainer.bigEndian(bytes, 0, 4))
             let isEnd = bytes[4..<8].elementsEqual("IEND".utf8)
             step = Self.skipping(length + 4, then: isEnd ? .complete : .header(8, .pngChunk))  // data, CRC
         case .box:
-            let size = Int64(Self.bigEndian(bytes[0..<4]))
+            let size = Int64(ISOMediaContainer.bigEndian(bytes, 0, 4))
             let type = String(decoding: bytes[4..<8], as: UTF8.self)
             if type == "meta" || type == "moov" { sawMetadataBox = true }
             if type == "mdat" { sawMediaData = true }
@@ -134,7 +134,7 @@ struct ImageEndTracker {
             default: step = .notJudged  // 0: "to the end of the file"; 2...7: damaged
             }
         case .largeBox:
-            let size = Int64(clamping: Self.bigEndian(bytes[0..<8]))
+            let size = Int64(clamping: ISOMediaContainer.bigEndian(bytes, 0, 8))
             step = size >= 16 ? Self.skipping(size - 16, then: .header(8, .box)) : .notJudged
         case .metaPayload:
             endOfItems = ISOMediaContainer.endOfFileItems(meta: bytes)
@@ -157,7 +157,7 @@ struct ImageEndTracker {
         case .gifSubBlock:
             step = bytes[0] == 0 ? .header(1, .gifBlock) : Self.skipping(Int64(bytes[0]), then: .header(1, .gifSubBlock))
         case .jpegLength:
-            let length = Int64(Self.bigEndian(bytes[0..<2]))
+            let length = Int64(ISOMediaContainer.bigEndian(bytes, 0, 2))
             guard length >= 2 else { step = .notJudged; return }
             step = Self.skipping(length - 2, then: jpegMarker == 0xDA ? .entropy : .jpegMarkerStart)
         }
@@ -187,10 +187,6 @@ struct ImageEndTracker {
     /// Passing over `count` bytes, or at `next` already when there is nothing to pass.
     private static func skipping(_ count: Int64, then next: Step) -> Step {
         count > 0 ? .skip(count, then: next) : next
-    }
-
-    private static func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     private static func firstFF(in data: UnsafeRawBufferPointer, from index: Int) -> Int? {

@@ -65,22 +65,21 @@ struct ResponseInfo {
 
     /// Every value of a header the final response repeats, in order.
     static func headerValues(_ handle: UnsafeMutableRawPointer, _ name: String) -> [String] {
-        var header: UnsafeMutablePointer<curl_header>?
-        guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
-              let count = header?.pointee.amount else { return [] }
-        return (0..<count).compactMap { index in
-            guard curl_easy_header(handle, name, index, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
-                  let value = header?.pointee.value else { return nil }
-            return String(cString: value).trimmingWhitespace()
-        }
+        guard let first = headerValue(handle, name, index: 0) else { return [] }
+        return [first.value] + (1..<max(first.count, 1)).compactMap { headerValue(handle, name, index: $0)?.value }
     }
 
     /// A header of the final response (after redirects), through curl's header API.
     static func header(_ handle: UnsafeMutableRawPointer, _ name: String) -> String? {
+        guard let text = headerValue(handle, name, index: 0)?.value, !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// The `index`th value of a header (trimmed), and how many times the response sent it.
+    private static func headerValue(_ handle: UnsafeMutableRawPointer, _ name: String, index: Int) -> (value: String, count: Int)? {
         var header: UnsafeMutablePointer<curl_header>?
-        guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
-              let value = header?.pointee.value else { return nil }
-        let text = String(cString: value).trimmingWhitespace()
-        return text.isEmpty ? nil : text
+        guard curl_easy_header(handle, name, index, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+              let found = header?.pointee, let value = found.value else { return nil }
+        return (String(cString: value).trimmingWhitespace(), found.amount)
     }
 }
