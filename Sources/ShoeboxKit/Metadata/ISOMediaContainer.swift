@@ -202,8 +202,9 @@ enum ISOMediaContainer {
             guard location.baseOffset >= 0 else { readable = false; return false }
             for extent in location.extents {
                 guard extent.length > 0 else { readable = false; return false }  // "to the end of the file"
-                let (start, overflow) = location.baseOffset.addingReportingOverflow(extent.offset)
-                end = max(end, overflow ? Int.max : start.addingReportingOverflow(extent.length).overflow ? Int.max : start + extent.length)
+                let (start, pastStart) = location.baseOffset.addingReportingOverflow(extent.offset)
+                let (stop, pastStop) = start.addingReportingOverflow(extent.length)
+                end = max(end, pastStart || pastStop ? Int.max : stop)
             }
             return true
         }
