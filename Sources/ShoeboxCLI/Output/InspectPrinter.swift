@@ -78,8 +78,9 @@ enum InspectPrinter {
                 lines.append("    " + tag.name.padding(toLength: 28, withPad: " ", startingAt: 0) + " " + TerminalText.oneLine(tag.value))
             }
         }
-        // EXIF strings come from the file: a hostile one could carry terminal escapes.
-        return TerminalText.visible(lines.joined(separator: "\n"))
+        // Every value from the file went through TerminalText.oneLine above (a hostile EXIF
+        // string could carry terminal escapes or a line break); labels and tag names are ours.
+        return lines.joined(separator: "\n")
     }
 
     static func camera(make: String?, model: String?) -> String? {
