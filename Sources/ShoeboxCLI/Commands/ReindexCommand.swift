@@ -20,7 +20,7 @@ public enum ReindexCommand: Command {
         --force, rows of the healthy catalog the journal lacks are journaled first. The new catalog is built aside and
         moved into place when complete; a previous catalog.sqlite (corrupt, or replaced with --force) is kept as
         catalog.sqlite.corrupt-TIME or catalog.sqlite.replaced-TIME.
-        Exit status: 0 rebuilt, 1 rebuilt but some files were unreadable, changed or no image, 2 usage or healthy
+        Exit status: 0 rebuilt, 1 rebuilt but some files or folders were unreadable, changed or no image, 2 usage or healthy
         catalog without --force, 3 library locked by another process, 4 library unusable.
         """
     )
@@ -53,7 +53,7 @@ public enum ReindexCommand: Command {
         } else {
             for line in lines(report, layout: layout) { console.out(TerminalText.oneLine(line)) }
         }
-        let clean = report.unreadableFiles.isEmpty && report.changedFiles.isEmpty && report.notImages.isEmpty
+        let clean = report.unreadableFiles.isEmpty && report.unreadableFolders.isEmpty && report.changedFiles.isEmpty && report.notImages.isEmpty
             && report.notRegularFiles.isEmpty && report.nonUTF8Names.isEmpty
         return clean ? ExitStatus.success : ExitStatus.someFailed
     }
@@ -87,6 +87,10 @@ public enum ReindexCommand: Command {
         }
         for path in report.duplicateFiles { lines.append("duplicate \(path): same bytes as another original; left out of the catalog") }
         for path in report.unreadableFiles { lines.append("unreadable \(path): could not be hashed; left out of the catalog") }
+        for folder in report.unreadableFolders {
+            lines.append("unreadable \(folder): folder could not be listed; the originals in it are left out of the catalog "
+                + "(the journal keeps them): fix its permissions and run reindex again")
+        }
         for path in report.changedFiles {
             lines.append("changed \(path): its bytes are not the ones stored; kept with its journaled record "
                 + "(verify reports the mismatch): restore it from a backup")

@@ -11,14 +11,32 @@ enum DirectoryWalker {
         var info: stat
     }
 
+    /// A folder that could not be listed: its entries were not visited.
+    struct UnreadableFolder: Equatable {
+        /// Path relative to the walked folder (empty for the walked folder itself).
+        var relativePath: [UInt8]
+        var code: Int32
+    }
+
     /// Calls `visit` for every entry that is not a folder; folders are walked
-    /// depth-first. A folder that cannot be opened is passed over.
-    static func walk(_ folder: String, _ visit: (Entry) -> Void) {
+    /// depth-first. Returns the folders that could not be listed (permissions,
+    /// an I/O error), so that a caller never takes "not listed" for "empty".
+    /// A walked folder that does not exist gives no entries and no failure.
+    @discardableResult
+    static func walk(_ folder: String, _ visit: (Entry) -> Void) -> [UnreadableFolder] {
         let root = Array(folder.utf8)
         var pending: [[UInt8]] = [[]]
+        var unreadable: [UnreadableFolder] = []
         while let relative = pending.popLast() {
             let absolute = relative.isEmpty ? root : root + [UInt8(ascii: "/")] + relative
-            for name in names(in: absolute) {
+            let listing = names(in: absolute)
+            guard let entries = listing.names else {
+                if !(relative.isEmpty && listing.code == ENOENT) {
+                    unreadable.append(UnreadableFolder(relativePath: relative, code: listing.code))
+                }
+                continue
+            }
+            for name in entries {
                 let child = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
                 var info = stat()
                 guard withCString(root + [UInt8(ascii: "/")] + child, { lstat($0, &info) }) == 0 else { continue }
@@ -29,20 +47,26 @@ enum DirectoryWalker {
                 }
             }
         }
+        return unreadable
     }
 
-    private static func names(in folder: [UInt8]) -> [[UInt8]] {
-        guard let stream = withCString(folder, { opendir($0) }) else { return [] }
+    /// The names in `folder`, or nil and the `errno` of the failure.
+    private static func names(in folder: [UInt8]) -> (names: [[UInt8]]?, code: Int32) {
+        guard let stream = withCString(folder, { opendir($0) }) else { return (nil, errno) }
         defer { closedir(stream) }
         var names: [[UInt8]] = []
-        while let entry = readdir(stream) {
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else { break }
             let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
                 Array(raw.prefix { $0 != 0 })
             }
             if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
             names.append(name)
         }
-        return names
+        // readdir gives nil at the end and on an error; only an error sets errno.
+        if errno != 0 { return (nil, errno) }
+        return (names, 0)
     }
 
     /// A path's bytes for people: as is when UTF-8, else with `\xNN` for every byte outside

@@ -39,17 +39,32 @@ struct LibraryFile: Sendable, Equatable {
         return LibraryFile(path: relative, info: info)
     }
 
-    /// Every non-folder entry under `folder` (relative to `layout.root`), sorted by path.
-    /// A missing folder gives no files.
-    static func scan(_ folder: String, in layout: LibraryLayout) -> [LibraryFile] {
+    /// What `scan` found under a folder.
+    struct Listing: Sendable {
+        /// Every non-folder entry, sorted by path.
         var files: [LibraryFile] = []
-        DirectoryWalker.walk(layout.absolute(folder)) { entry in
+        /// Folders that could not be listed, relative to the library root, with why
+        /// (`strerror`): the files in them are not in `files`.
+        var unreadableFolders: [(path: String, reason: String)] = []
+    }
+
+    /// Every non-folder entry under `folder` (relative to `layout.root`), and the folders
+    /// that could not be listed. A missing folder gives nothing.
+    static func scan(_ folder: String, in layout: LibraryLayout) -> Listing {
+        var files: [LibraryFile] = []
+        let failures = DirectoryWalker.walk(layout.absolute(folder)) { entry in
             let isUTF8 = String(validating: entry.relativePath, as: UTF8.self) != nil
             files.append(LibraryFile(
                 path: folder + "/" + DirectoryWalker.shown(entry.relativePath), info: entry.info, hasUTF8Name: isUTF8,
                 rawPath: isUTF8 ? nil : Array(folder.utf8) + [UInt8(ascii: "/")] + entry.relativePath))
         }
-        return files.map { ($0.pathKey, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
+        var listing = Listing()
+        listing.files = files.map { ($0.pathKey, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
+        listing.unreadableFolders = failures.map { failure in
+            let path = failure.relativePath.isEmpty ? folder : folder + "/" + DirectoryWalker.shown(failure.relativePath)
+            return (path, String(cString: strerror(failure.code)))
+        }
+        return listing
     }
 
 }

@@ -50,7 +50,9 @@ public struct LibraryReindexer: Sendable {
         let state = JournalState(entries)
         try recoverStaged(store: store, state: state, report: &report)
 
-        let found = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
+        let listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
+        let found = listing.files
+        report.unreadableFolders = listing.unreadableFolders.map { "\($0.path)/ (\($0.reason))" }
         report.nonUTF8Names = found.filter { !$0.hasUTF8Name }.map(\.path)
         report.notRegularFiles = found.filter { $0.hasUTF8Name && !$0.isRegular }.map(\.path)
         let files = found.filter { $0.hasUTF8Name && $0.isRegular }

@@ -43,15 +43,16 @@ public struct LibraryVerifier: Sendable {
         report.originalsChecked = originals.count
         report.thumbnailsChecked = thumbnails.count
         let temps = LibraryFile.scan(".tmp", in: layout)
-        var findings = checkOriginals(originals, staged: Self.stagedHashes(temps), report: &report)
-        let files = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
-        report.filesScanned = files.count
-        findings += unknownFiles(files, known: Set(originals.map { Array($0.path.utf8) }))
+        var findings = checkOriginals(originals, staged: Self.stagedHashes(temps.files), report: &report)
+        let listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
+        report.filesScanned = listing.files.count
+        findings += unknownFiles(listing.files, known: Set(originals.map { Array($0.path.utf8) }))
+        findings += (listing.unreadableFolders + temps.unreadableFolders).map(Self.unlistedFolder)
         findings += checkThumbnails(thumbnails, originals: originals)
         findings += checkJournal(originals)
         // A staged file an original is waiting for is that original's pending-publish notice, not a leftover.
         let awaited = Set(findings.filter { $0.kind == .pendingPublish }.compactMap(\.sha256))
-        findings += temps.filter { !awaited.contains(Self.stagedHash($0) ?? "") }.compactMap(Self.leftover)
+        findings += temps.files.filter { !awaited.contains(Self.stagedHash($0) ?? "") }.compactMap(Self.leftover)
         findings += ThumbnailLayout.leftovers(in: layout.root).map {
             VerifyProblem(kind: .leftoverTemp, path: $0.shown, detail: "thumbnail left half-written by an interrupted run; the next thumbs removes it")
         }
@@ -141,6 +142,12 @@ public struct LibraryVerifier: Sendable {
                 detail: "in the catalog but not in \(Journal.fileName): a reindex could not restore its sources; "
                     + "`shoebox reindex --force` journals it")
         }
+    }
+
+    /// A folder verify could not list: a file there, catalogued or not, may go unseen.
+    private static func unlistedFolder(_ folder: (path: String, reason: String)) -> VerifyProblem {
+        VerifyProblem(kind: .unreadable, path: folder.path + "/",
+                      detail: "folder could not be listed (\(folder.reason)), so files in it were not checked against the catalog; fix its permissions")
     }
 
     private static func leftover(_ file: LibraryFile) -> VerifyProblem? {
