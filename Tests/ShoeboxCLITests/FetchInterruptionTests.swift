@@ -120,6 +120,29 @@ final class FetchInterruptionTests: XCTestCase {
         XCTAssertEqual(first.terminationStatus, 0)
         try runner.assertConsistent()
     }
+
+    /// Before, a fetch queued with --wait sat in a blocking flock until the holder finished,
+    /// whatever signal it got.
+    func testSigtermEndsAWaitForTheLockAtOnce() throws {
+        let list = try slowList(40, delay: 0.1, prefix: "holder")
+        let (holder, _, _) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--jobs", "2"])
+        runner.waitForStoredFiles(atLeast: 1)
+        let (waiting, out, err) = try ShoeboxProcess.start(
+            ["fetch", "--url", server.url("/photo/queued?seed=queued"), "--wait", "--library", runner.library.path])
+        ShoeboxProcess.waitForSignalHandler(waiting)
+        Thread.sleep(forTimeInterval: 0.3)
+        let signalled = Date()
+        kill(waiting.processIdentifier, SIGTERM)
+        XCTAssertTrue(ShoeboxProcess.waitForExit(waiting, timeout: 5), "SIGTERM ends the wait for the lock")
+        XCTAssertLessThan(Date().timeIntervalSince(signalled), 1.5)
+        XCTAssertEqual(holder.isRunning, true, "the holder (40 URLs at 0.1 s on 2 jobs) is still at work")
+        let result = ShoeboxProcess.waitCapturing(waiting, out: out, err: err)
+        XCTAssertEqual(result.status, 130, result.stderr)
+        XCTAssertTrue(result.stderr.contains("interrupted before any URL was fetched; nothing was done"), result.stderr)
+        holder.waitUntilExit()
+        XCTAssertEqual(holder.terminationStatus, 0)
+        try runner.assertConsistent()
+    }
 }
 
 /// Standard output that cannot be written: a reader that went away, a full disk.
@@ -136,6 +159,27 @@ final class OutputFailureTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 1, stderr)
         XCTAssertTrue(stderr.contains("cannot write to standard output: No space left on device"), stderr)
+    }
+
+    /// Before, the run stopped as on Ctrl-C: exit 130 and "interrupted", with no signal sent.
+    func testFetchWhoseJSONCannotBeWrittenStopsWithStatus1() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let list = try runner.writeList((0..<40).map { server.url("/slow/f\($0)?delay=0.05&seed=f\($0)") })
+        let process = Process()
+        process.executableURL = ShoeboxProcess.executable
+        process.arguments = ["fetch", list.path, "--library", runner.library.path, "--json", "-j", "4"]
+        process.standardOutput = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: ShoeboxProcess.readAll(err.fileHandleForReading), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1, stderr)
+        XCTAssertTrue(stderr.contains("cannot write to standard output: No space left on device"), stderr)
+        XCTAssertTrue(stderr.contains("stopped: the results could not be written"), stderr)
+        XCTAssertFalse(stderr.contains("interrupted: running transfers"), stderr)
+        try runner.assertConsistent()
     }
 
     func testFetchWhoseJSONReaderGoesAwayStopsCleanlyWith141() throws {

@@ -59,7 +59,10 @@ public enum FetchCommand: Command {
             console.clearProgress()
             return status(for: error, console: console)
         }
-        reporter.printSummary(summary)
+        let outputFailed = console.outputFailure != nil
+        reporter.printSummary(summary, outputFailed: outputFailed)
+        // `settle` names the failure, and makes a closed pipe (`| head`) 141.
+        if outputFailed { return ExitStatus.someFailed }
         if summary.cancelled { return ExitStatus.interrupted }
         if summary.stopReason != nil { return ExitStatus.libraryUnusable }
         return summary.allSucceeded ? ExitStatus.success : ExitStatus.someFailed

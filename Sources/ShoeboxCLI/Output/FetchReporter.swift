@@ -53,8 +53,14 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         console.progress(line)
     }
 
-    func printSummary(_ summary: FetchSummary) {
+    /// `outputFailed`: the run was stopped because its results could not be written.
+    func printSummary(_ summary: FetchSummary, outputFailed: Bool = false) {
         console.clearProgress()
+        if summary.cancelled && summary.total == 0 && !outputFailed {
+            // Stopped while waiting for the lock or reading a piped list.
+            console.error("interrupted before any URL was fetched; nothing was done")
+            return
+        }
         let order: [FetchOutcome] = [.stored, .duplicate, .unchanged, .skipped, .failed, .rejected]
         let counts = order.compactMap { outcome in summary.counts[outcome].map { "\($0) \(outcome.rawValue)" } }
             + (summary.interrupted > 0 ? ["\(summary.interrupted) interrupted"] : [])
@@ -66,7 +72,9 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
             text += "; \(summary.repeatedURLs) repeated line\(summary.repeatedURLs == 1 ? "" : "s") fetched once"
         }
         console.note(text + "\n")
-        if summary.cancelled {
+        if summary.cancelled && outputFailed {
+            console.error("stopped: the results could not be written; running transfers aborted, completed work kept")
+        } else if summary.cancelled {
             console.error("interrupted: running transfers aborted, completed work kept; run the same command again to continue")
         }
         if let fatal = summary.stopReason {

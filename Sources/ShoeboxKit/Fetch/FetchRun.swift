@@ -54,6 +54,14 @@ public final class FetchRun: @unchecked Sendable {
         engine?.cancel()
     }
 
+    /// The summary of a run stopped by a signal before any transfer started.
+    private func interruptedBeforeStart() -> FetchSummary {
+        var interrupted = FetchSummary()
+        interrupted.cancelled = true
+        interrupted.elapsed = TransferEngine.now() - startTime
+        return interrupted
+    }
+
     public func run() throws -> FetchSummary {
         startTime = TransferEngine.now()
         var lists = configuration.lists
@@ -66,10 +74,7 @@ public final class FetchRun: @unchecked Sendable {
             // In the order given: a producer feeding one FIFO after another waits for its reader.
             for list in lists where spooledCopies[list] == nil && URLListReader.isStream(list) {
                 guard let spooled = try ListSpooler.spool(list, isCancelled: { cancelFlag.isSet }) else {
-                    var interrupted = FetchSummary()
-                    interrupted.cancelled = true
-                    interrupted.elapsed = TransferEngine.now() - startTime
-                    return interrupted
+                    return interruptedBeforeStart()
                 }
                 configuration.spooledLists[spooled] = list
                 spooledCopies[list] = spooled
@@ -80,7 +85,12 @@ public final class FetchRun: @unchecked Sendable {
 
         let layout = configuration.layout
         let store = try LocalOriginalStore(layout: layout)
-        let writerLock = try LibraryLock(layout: layout, wait: configuration.waitForLock)
+        let writerLock: LibraryLock
+        do {
+            writerLock = try LibraryLock(layout: layout, wait: configuration.waitForLock, isCancelled: { cancelFlag.isSet })
+        } catch LibraryError.waitInterrupted {
+            return interruptedBeforeStart()
+        }
         defer { withExtendedLifetime(writerLock) {} }
         let catalog = try SQLiteCatalog(path: layout.catalog)
         // Checked a moment ago by the first connection.

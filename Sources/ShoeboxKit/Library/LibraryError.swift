@@ -2,6 +2,8 @@
 public enum LibraryError: Error, CustomStringConvertible, Equatable {
     /// Another writer holds the library's lock.
     case locked(path: String, holder: String?)
+    /// A `--wait` for the lock ended by a signal before the lock was free.
+    case waitInterrupted(path: String)
     case notADirectory(path: String)
     /// A file where the library keeps a folder of its own (originals/, .tmp/).
     case fileInTheWay(path: String)
@@ -19,6 +21,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
         case .locked(let path, let holder):
             let who = holder.map { " (\($0))" } ?? ""
             return "library \(path) is in use by another shoebox process\(who); wait for it to finish, or pass --wait to queue behind it"
+        case .waitInterrupted(let path):
+            return "interrupted while waiting for library \(path) to be free; nothing was done"
         case .notADirectory(let path):
             return "library \(path) exists but is not a folder; choose another --library path"
         case .fileInTheWay(let path):

@@ -9,25 +9,37 @@ public final class LibraryLock {
 
     private let descriptor: Int32
 
-    /// Takes the lock; with `wait`, blocks until the holder is done, else fails at once with `LibraryError.locked`.
-    public init(layout: LibraryLayout, mode: Mode = .exclusive, wait: Bool = false) throws {
+    /// Takes the lock; with `wait`, waits until the holder is done, else fails at once with
+    /// `LibraryError.locked`. A wait ends with `LibraryError.waitInterrupted` once `isCancelled`
+    /// says so (Ctrl-C): it polls, since a blocking `flock` would outlast the signal.
+    public init(layout: LibraryLayout, mode: Mode = .exclusive, wait: Bool = false,
+                isCancelled: () -> Bool = { false }) throws {
         let path = layout.lockFile
         let flags = mode == .exclusive ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDONLY | O_CREAT | O_CLOEXEC
         let fd = open(path, flags, 0o644)
         guard fd >= 0 else {
             throw LibraryError.notWritable(path: layout.root, reason: String(cString: strerror(errno)))
         }
-        var operation = mode == .exclusive ? LOCK_EX : LOCK_SH
-        if !wait { operation |= LOCK_NB }
+        let operation = (mode == .exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
         while flock(fd, operation) != 0 {
             if errno == EINTR { continue }
-            let holder = Self.describeHolder(fd)
-            close(fd)
-            throw LibraryError.locked(path: layout.root, holder: holder)
+            guard wait, errno == EWOULDBLOCK else {
+                let holder = Self.describeHolder(fd)
+                close(fd)
+                throw LibraryError.locked(path: layout.root, holder: holder)
+            }
+            if isCancelled() {
+                close(fd)
+                throw LibraryError.waitInterrupted(path: layout.root)
+            }
+            usleep(Self.pollInterval)
         }
         descriptor = fd
         if mode == .exclusive { recordHolder() }
     }
+
+    /// How often a waiting process tries the lock again, in microseconds.
+    static let pollInterval: useconds_t = 50_000
 
     deinit {
         flock(descriptor, LOCK_UN)
