@@ -31,6 +31,7 @@ final class FetchReliabilityTests: XCTestCase {
         let full = try ShoeboxProcess.run(["fetch", list, "--library", library, "--jobs", "2", "--json"])
         XCTAssertEqual(full.status, 4, full.stderr)
         XCTAssertTrue(full.stderr.contains("no space left on the device"), full.stderr)
+        XCTAssertTrue(full.stderr.contains("6 URLs: "), "URLs never started are counted too: \(full.stderr)")
         let verify = try ShoeboxProcess.run(["verify", "--library", library])
         XCTAssertEqual(verify.status, 0, "no partial original, catalog consistent: " + verify.stdout + verify.stderr)
         let stored = try SQLiteCatalog(path: library + "/catalog.sqlite", readOnly: true).countOriginals()

@@ -127,11 +127,12 @@ public final class FetchRun: @unchecked Sendable {
         summary.elapsed = TransferEngine.now() - startTime
         summary.cancelled = cancelFlag.isSet
         summary.interrupted = engine.interruptedCount
-        if summary.cancelled, let total {
-            summary.notStarted = max(0, total - summary.total - summary.repeatedURLs)
-        }
         if let error = fatal ?? engine.stopError {
             summary.stopReason = "\(error)"
+        }
+        // Stopped early (Ctrl-C, a full disk): what the list still held was never tried.
+        if summary.cancelled || summary.stopReason != nil, let total {
+            summary.notStarted = max(0, total - summary.total - summary.repeatedURLs)
         }
         return summary
     }
