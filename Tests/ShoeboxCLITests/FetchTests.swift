@@ -174,6 +174,19 @@ final class FetchTests: XCTestCase {
         try runner.assertConsistent()
     }
 
+    /// Before, a 200 whose Content-Range named half the file was stored as the photo, with exit 0.
+    func testA200ThatSaysItIsPartOfTheFileIsRetriedNeverStored() throws {
+        let part = server.url("/partial/half?status=200"), whole = server.url("/partial/whole?status=200&whole=1")
+        let output = try runner.fetch([part, whole], ["--retries", "1"])
+        XCTAssertEqual(output.status, 1, output.stderr)
+        XCTAssertEqual(output.outcome(part), "failed")
+        let reason = output.record(part)?["reason"] as? String ?? ""
+        XCTAssertTrue(reason.hasPrefix("partial body: Content-Range says these are bytes 0-"), reason)
+        XCTAssertEqual(try server.requestTimes("partial/half").count, 2, "retried once")
+        XCTAssertEqual(output.outcome(whole), "stored", "a Content-Range covering the whole file is no reason to refuse it")
+        try runner.assertConsistent()
+    }
+
     func testASlowFirstTransferDoesNotHoldUpTheRestOfItsHost() throws {
         let slow = server.url("/trickle/first?seconds=3")
         let quick = (0..<4).map { server.url("/photo/quick\($0)?seed=quick\($0)") }

@@ -41,7 +41,13 @@ struct TransferVerdict {
             failure = "HTTP 206 Partial Content: the server sent part of the file though no range was asked"
             retryable = true
         } else if (200..<300).contains(status) {
-            if let coding = state.unfinishedCoding {
+            if let handle = state.handle, let range = ResponseInfo.header(handle, "Content-Range"),
+               let part = Self.partOfWhole(contentRange: range) {
+                // Meaningless on a 200 by the letter of HTTP, but a server that says it sent
+                // part of a file is taken at its word: a part must not pass for the photo.
+                failure = "partial body: Content-Range says these are bytes \(part) (the server sent part of the file though no range was asked)"
+                retryable = true
+            } else if let coding = state.unfinishedCoding {
                 failure = "truncated body: its \(coding) stream ends before its end"
                 retryable = true
             } else if state.endsBeforeImageEnd {
@@ -60,6 +66,23 @@ struct TransferVerdict {
             failure = "HTTP \(status)" + (HTTPStatusText.phrase(status).map { " \($0)" } ?? "")
             retryable = RetryPolicy.retryableStatuses.contains(status)
         }
+    }
+
+    /// "FIRST-LAST of TOTAL" when a Content-Range value (`bytes FIRST-LAST/TOTAL`) covers
+    /// less than the whole representation; nil when it covers all of it or cannot be read.
+    static func partOfWhole(contentRange value: String) -> String? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let halves = spec.split(separator: "/", omittingEmptySubsequences: false)
+        guard halves.count == 2 else { return nil }
+        let bounds = halves[0].split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last else { return nil }
+        if halves[1] == "*" {
+            return first > 0 ? "\(first)-\(last) of an unknown total" : nil
+        }
+        guard let total = UInt64(halves[1]) else { return nil }
+        return first == 0 && last + 1 == total ? nil : "\(first)-\(last) of \(total)"
     }
 
     private mutating func judgeError(_ code: CURLcode, response: ResponseInfo, detail: String, state: TransferState) {

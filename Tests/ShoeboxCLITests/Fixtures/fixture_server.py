@@ -413,10 +413,12 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(float(q.get("seconds", "2")) / pieces)
 
     def route_partial(self, key, q):
+        """Half a photo with its Content-Range; status=200 sends it as if whole,
+        whole=1 sends all of it with a Content-Range that says so."""
         self.note("partial/" + key)
         body = self.photo_bytes(key, q)
-        half = body[: len(body) // 2]
-        self.send_response(206)
+        half = body if q.get("whole") == "1" else body[: len(body) // 2]
+        self.send_response(int(q.get("status", "206")))
         self.send_header("Content-Type", "image/jpeg")
         self.send_header("Content-Range", "bytes 0-%d/%d" % (len(half) - 1, len(body)))
         self.send_header("Content-Length", str(len(half)))

@@ -268,4 +268,15 @@ final class FetchRulesTests: XCTestCase {
         for url in urls { XCTAssertFalse(seen.insert(url), "repeat: \(url)") }
         XCTAssertTrue(seen.insert("http://a.test/new"))
     }
+
+    func testContentRangeThatCoversLessThanTheWholeFile() {
+        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "bytes 0-35/73"), "0-35 of 73")
+        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "bytes 10-72/73"), "10-72 of 73")
+        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "BYTES 5-9/*"), "5-9 of an unknown total")
+        XCTAssertNil(TransferVerdict.partOfWhole(contentRange: "bytes 0-72/73"), "the whole file")
+        XCTAssertNil(TransferVerdict.partOfWhole(contentRange: "bytes 0-72/*"), "from the start, total unknown: cannot tell")
+        for unreadable in ["", "bytes", "bytes */73", "items 0-1/2", "bytes 9-1/10", "bytes a-b/c", "bytes 0-1/2/3"] {
+            XCTAssertNil(TransferVerdict.partOfWhole(contentRange: unreadable), unreadable)
+        }
+    }
 }
