@@ -11,7 +11,10 @@ public enum ByteSize {
             multiplier = pow1024("KMGT".distance(from: "KMGT".startIndex, to: power) + 1)
             body.removeLast()
         }
-        guard let number = Double(body), number >= 0, number.isFinite else { return nil }
+        // Plain decimal only: Double alone would also take "0x10", "1e3" and "inf".
+        let digitsAndOnePoint = !body.isEmpty && body.filter { $0 == "." }.count <= 1
+            && body.allSatisfy { $0 == "." || ("0"..."9").contains($0) } && body != "."
+        guard digitsAndOnePoint, let number = Double(body) else { return nil }
         let value = number * multiplier
         guard value < 9e18 else { return nil }
         return Int64(value)

@@ -54,7 +54,8 @@ final class FetchRulesTests: XCTestCase {
     func testFileNameSanitizer() {
         XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/a/b/IMG_0001.JPG"), "IMG_0001")
         XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/photos/My%20Holiday%20%C3%A9t%C3%A9.jpeg"), "My Holiday été")
-        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/..%2F..%2Fetc%2Fpasswd"), "_.._etc_passwd")
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/..%2F..%2Fetc%2Fpasswd"), "_._etc_passwd", "no name holds ..")
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/a...b%2E%2E.c.jpg"), "a.b.c")
         XCTAssertNil(FileNameSanitizer.stem(fromURLPath: "/%2E%2E"))
         XCTAssertNil(FileNameSanitizer.stem(fromURLPath: "/"))
         XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/a%00b%0Ac%1Bd"), "a_b_c_d")
@@ -156,6 +157,11 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(ByteSize.parse("1000"), 1000)
         XCTAssertNil(ByteSize.parse("lots"))
         XCTAssertNil(ByteSize.parse("-5M"))
+        XCTAssertEqual(ByteSize.parse("1KiB"), 1024)
+        XCTAssertEqual(ByteSize.parse(".5K"), 512)
+        for notDecimal in ["0x10", "0x1p4", "1e3", "inf", "nan", ".", "1.2.3", "", "K", "+5M"] {
+            XCTAssertNil(ByteSize.parse(notDecimal), notDecimal)
+        }
         XCTAssertEqual(ByteSize.format(1536), "1.5 KiB")
     }
 
