@@ -23,7 +23,8 @@ public enum ContentTypeRules {
         "image/x-fuji-raf": .raf, "image/x-pentax-pef": .pef, "image/x-samsung-srw": .srw,
     ]
 
-    static let genericTypes: Set<String> = ["application/octet-stream", "binary/octet-stream", "application/binary", "application/unknown"]
+    /// Types that say "some bytes" or "some image" without naming a format: the bytes decide, with no warning.
+    static let genericTypes: Set<String> = ["application/octet-stream", "binary/octet-stream", "application/binary", "application/unknown", "image/*"]
 
     /// The media type without parameters, lower-cased ("Image/JPEG; q=1" → "image/jpeg").
     public static func mediaType(_ contentType: String?) -> String? {

@@ -27,6 +27,8 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(ContentTypeRules.decide(contentType: "IMAGE/JPEG; charset=x", prefix: jpeg, bodyBytes: 10), .accept(.jpeg, warnings: []))
         XCTAssertEqual(ContentTypeRules.decide(contentType: nil, prefix: png, bodyBytes: 10), .accept(.png, warnings: []))
         XCTAssertEqual(ContentTypeRules.decide(contentType: "binary/octet-stream", prefix: png, bodyBytes: 10), .accept(.png, warnings: []))
+        XCTAssertEqual(ContentTypeRules.decide(contentType: "image/*", prefix: png, bodyBytes: 10), .accept(.png, warnings: []),
+                       "a wildcard names no format: nothing to disagree with")
         guard case .accept(.jpeg, let warnings) = ContentTypeRules.decide(contentType: "image/png", prefix: jpeg, bodyBytes: 10) else {
             return XCTFail("bytes win")
         }
