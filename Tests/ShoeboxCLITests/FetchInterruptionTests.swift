@@ -124,7 +124,7 @@ final class FetchInterruptionTests: XCTestCase {
     /// Before, a fetch queued with --wait sat in a blocking flock until the holder finished,
     /// whatever signal it got.
     func testSigtermEndsAWaitForTheLockAtOnce() throws {
-        let list = try slowList(40, delay: 0.1, prefix: "holder")
+        let list = try slowList(40, delay: 0.3, prefix: "holder")
         let (holder, _, _) = try ShoeboxProcess.start(["fetch", list.path, "--library", runner.library.path, "--jobs", "2"])
         runner.waitForStoredFiles(atLeast: 1)
         let (waiting, out, err) = try ShoeboxProcess.start(
@@ -135,7 +135,7 @@ final class FetchInterruptionTests: XCTestCase {
         kill(waiting.processIdentifier, SIGTERM)
         XCTAssertTrue(ShoeboxProcess.waitForExit(waiting, timeout: 5), "SIGTERM ends the wait for the lock")
         XCTAssertLessThan(Date().timeIntervalSince(signalled), 1.5)
-        XCTAssertEqual(holder.isRunning, true, "the holder (40 URLs at 0.1 s on 2 jobs) is still at work")
+        XCTAssertEqual(holder.isRunning, true, "the holder (40 URLs at 0.3 s on 2 jobs) is still at work")
         let result = ShoeboxProcess.waitCapturing(waiting, out: out, err: err)
         XCTAssertEqual(result.status, 130, result.stderr)
         XCTAssertTrue(result.stderr.contains("interrupted before any URL was fetched; nothing was done"), result.stderr)
@@ -147,17 +147,23 @@ final class FetchInterruptionTests: XCTestCase {
 
 /// Standard output that cannot be written: a reader that went away, a full disk.
 final class OutputFailureTests: XCTestCase {
-    func testAFullDiskOnStdoutIsAnErrorNotASilentSuccess() throws {
+    /// `shoebox ARGS > /dev/full`: its exit status and standard error.
+    private func runWithFullStdout(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = ShoeboxProcess.executable
-        process.arguments = ["completions", "bash"]
+        process.arguments = arguments
         process.standardOutput = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
         let err = Pipe()
         process.standardError = err
         try process.run()
         let stderr = String(decoding: ShoeboxProcess.readAll(err.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1, stderr)
+        return (process.terminationStatus, stderr)
+    }
+
+    func testAFullDiskOnStdoutIsAnErrorNotASilentSuccess() throws {
+        let (status, stderr) = try runWithFullStdout(["completions", "bash"])
+        XCTAssertEqual(status, 1, stderr)
         XCTAssertTrue(stderr.contains("cannot write to standard output: No space left on device"), stderr)
     }
 
@@ -166,16 +172,8 @@ final class OutputFailureTests: XCTestCase {
         let server = try startFixtureServer()
         let runner = try FetchRunner(self)
         let list = try runner.writeList((0..<40).map { server.url("/slow/f\($0)?delay=0.05&seed=f\($0)") })
-        let process = Process()
-        process.executableURL = ShoeboxProcess.executable
-        process.arguments = ["fetch", list.path, "--library", runner.library.path, "--json", "-j", "4"]
-        process.standardOutput = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let stderr = String(decoding: ShoeboxProcess.readAll(err.fileHandleForReading), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1, stderr)
+        let (status, stderr) = try runWithFullStdout(["fetch", list.path, "--library", runner.library.path, "--json", "-j", "4"])
+        XCTAssertEqual(status, 1, stderr)
         XCTAssertTrue(stderr.contains("cannot write to standard output: No space left on device"), stderr)
         XCTAssertTrue(stderr.contains("stopped: the results could not be written"), stderr)
         XCTAssertFalse(stderr.contains("interrupted: running transfers"), stderr)

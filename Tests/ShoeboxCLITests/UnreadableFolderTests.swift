@@ -17,6 +17,16 @@ final class UnreadableFolderTests: XCTestCase {
     }
 
     func testVerifyAndReindexReportAFolderTheyCannotList() throws {
+        try checkReported(folderMode: 0o000)
+    }
+
+    /// Read without search permission (`chmod -R 644`): the names list, but no entry can be
+    /// looked at. Before, each entry's failed lstat was passed over as if it were not there.
+    func testVerifyAndReindexReportAFolderTheyCanListButNotEnter() throws {
+        try checkReported(folderMode: 0o644)
+    }
+
+    private func checkReported(folderMode: mode_t) throws {
         let server = try startFixtureServer()
         let folder = try makeTemporaryDirectory(self)
         let shoebox = folder.appendingPathComponent("shoebox").path
@@ -29,7 +39,7 @@ final class UnreadableFolderTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: hidden + "/stray.jpg", contents: Data("not catalogued".utf8)))
         let owner = try ManualTool.run("chown", ["-R", "\(user):\(user)", library])
         XCTAssertEqual(owner.status, 0, "needs root: \(owner.stderr)")
-        XCTAssertEqual(chmod(hidden, 0o000), 0)
+        XCTAssertEqual(chmod(hidden, folderMode), 0)
 
         let verify = try runAsUser(shoebox, ["verify", "--library", library])
         XCTAssertEqual(verify.status, 1, verify.stdout + verify.stderr)
@@ -39,9 +49,12 @@ final class UnreadableFolderTests: XCTestCase {
 
         let reindex = try runAsUser(shoebox, ["reindex", "--library", library, "--force"])
         XCTAssertEqual(reindex.status, 1, "a folder left out is not a clean rebuild: \(reindex.stdout) \(reindex.stderr)")
-        XCTAssertTrue(reindex.stdout.contains("unreadable originals/2023/03/02/ (Permission denied): folder could not be listed"),
+        XCTAssertTrue(reindex.stdout.contains("unreadable originals/2023/03/02/: folder could not be listed (Permission denied)"),
                       reindex.stdout)
+        XCTAssertTrue(reindex.stdout.contains("fix its permissions and run reindex again"), reindex.stdout)
         XCTAssertTrue(reindex.stdout.contains("originals: 2 "), reindex.stdout)
+        XCTAssertFalse(reindex.stdout.contains("journaled originals whose file is not in originals/"),
+                       "the original in the unlisted folder is reported with its folder, not as gone: \(reindex.stdout)")
 
         XCTAssertEqual(chmod(hidden, 0o755), 0)
         XCTAssertEqual(unlink(hidden + "/stray.jpg"), 0)

@@ -14,7 +14,7 @@ public enum FetchCommand: Command {
             OptionSpec("per-host", .value("N"), help: "Connections to one host at once.", default: "6"),
             OptionSpec("connect-timeout", .value("SECS"), help: "Give up connecting after this long.", default: "10"),
             OptionSpec("stall-timeout", .value("SECS"), help: "Abort a transfer that receives nothing for this long.", default: "30"),
-            OptionSpec("retries", .value("N"), help: "Retries after connection errors, stalls, truncation, 408, 429, 500, 502, 503 and 504.", default: "3"),
+            OptionSpec("retries", .value("N"), help: "Retries after connection errors, stalls, truncated or partial bodies, 408, 429, 500, 502, 503 and 504.", default: "3"),
             OptionSpec("max-retry-wait", .value("SECS"), help: "Longest wait before a retry, even if Retry-After asks more.", default: "120"),
             OptionSpec("max-size", .value("SIZE"), help: "Largest body accepted (K, M, G or T suffix).", default: "200M"),
             OptionSpec("user-agent", .value("TEXT"), help: "User-Agent header.", default: "shoebox/\(Shoebox.version)"),
@@ -61,10 +61,10 @@ public enum FetchCommand: Command {
         }
         let outputFailed = console.outputFailure != nil
         reporter.printSummary(summary, outputFailed: outputFailed)
+        if summary.stopReason != nil { return ExitStatus.libraryUnusable }
         // `settle` names the failure, and makes a closed pipe (`| head`) 141.
         if outputFailed { return ExitStatus.someFailed }
         if summary.cancelled { return ExitStatus.interrupted }
-        if summary.stopReason != nil { return ExitStatus.libraryUnusable }
         return summary.allSucceeded ? ExitStatus.success : ExitStatus.someFailed
     }
 

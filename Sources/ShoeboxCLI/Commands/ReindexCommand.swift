@@ -88,8 +88,8 @@ public enum ReindexCommand: Command {
         for path in report.duplicateFiles { lines.append("duplicate \(path): same bytes as another original; left out of the catalog") }
         for path in report.unreadableFiles { lines.append("unreadable \(path): could not be hashed; left out of the catalog") }
         for folder in report.unreadableFolders {
-            lines.append("unreadable \(folder): folder could not be listed; the originals in it are left out of the catalog "
-                + "(the journal keeps them): fix its permissions and run reindex again")
+            lines.append("unreadable \(folder.path)/: folder could not be listed (\(folder.reason)); the originals in it are left "
+                + "out of the catalog (the journal keeps them): \(folder.advice) and run reindex again")
         }
         for path in report.changedFiles {
             lines.append("changed \(path): its bytes are not the ones stored; kept with its journaled record "

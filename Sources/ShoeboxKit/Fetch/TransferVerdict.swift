@@ -42,7 +42,7 @@ struct TransferVerdict {
             retryable = true
         } else if (200..<300).contains(status) {
             if let handle = state.handle, let range = ResponseInfo.header(handle, "Content-Range"),
-               let part = Self.partOfWhole(contentRange: range) {
+               let part = Self.partOfWhole(contentRange: range, received: state.bytes) {
                 // Meaningless on a 200 by the letter of HTTP, but a server that says it sent
                 // part of a file is taken at its word: a part must not pass for the photo.
                 failure = "partial body: Content-Range says these are bytes \(part) (the server sent part of the file though no range was asked)"
@@ -68,9 +68,11 @@ struct TransferVerdict {
         }
     }
 
-    /// "FIRST-LAST of TOTAL" when a Content-Range value (`bytes FIRST-LAST/TOTAL`) covers
-    /// less than the whole representation; nil when it covers all of it or cannot be read.
-    static func partOfWhole(contentRange value: String) -> String? {
+    /// "FIRST-LAST of TOTAL" when a Content-Range value (`bytes FIRST-LAST/TOTAL`) says the
+    /// body is part of a file: it starts past the file's first byte, or fewer bytes arrived than
+    /// the file's total. nil when the header cannot be read, or the bytes received are the whole
+    /// file whatever its range says (a server off by one in LAST sent all of it).
+    static func partOfWhole(contentRange value: String, received: Int64) -> String? {
         let text = value.trimmingCharacters(in: .whitespaces)
         guard text.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
@@ -78,11 +80,9 @@ struct TransferVerdict {
         guard halves.count == 2 else { return nil }
         let bounds = halves[0].split(separator: "-", omittingEmptySubsequences: false)
         guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last else { return nil }
-        if halves[1] == "*" {
-            return first > 0 ? "\(first)-\(last) of an unknown total" : nil
-        }
-        guard let total = UInt64(halves[1]) else { return nil }
-        return first == 0 && last + 1 == total ? nil : "\(first)-\(last) of \(total)"
+        let total = UInt64(halves[1])
+        guard first > 0 || total.map({ UInt64(max(received, 0)) < $0 }) == true else { return nil }
+        return "\(first)-\(last) of " + (total.map { "\($0)" } ?? "an unknown total")
     }
 
     private mutating func judgeError(_ code: CURLcode, response: ResponseInfo, detail: String, state: TransferState) {

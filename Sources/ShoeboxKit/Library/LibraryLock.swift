@@ -22,8 +22,13 @@ public final class LibraryLock {
         }
         let operation = (mode == .exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
         while flock(fd, operation) != 0 {
-            if errno == EINTR { continue }
-            guard wait, errno == EWOULDBLOCK else {
+            let code = errno
+            guard code == EWOULDBLOCK else {
+                // No lock to be had at all (NFS without a lock service: ENOLCK).
+                close(fd)
+                throw LibraryError.notWritable(path: layout.root, reason: "cannot lock \(path): \(String(cString: strerror(code)))")
+            }
+            guard wait else {
                 let holder = Self.describeHolder(fd)
                 close(fd)
                 throw LibraryError.locked(path: layout.root, holder: holder)

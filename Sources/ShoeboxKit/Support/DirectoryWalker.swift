@@ -36,10 +36,19 @@ enum DirectoryWalker {
                 }
                 continue
             }
+            var entered = true
             for name in entries {
                 let child = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
                 var info = stat()
-                guard withCString(root + [UInt8(ascii: "/")] + child, { lstat($0, &info) }) == 0 else { continue }
+                guard withCString(root + [UInt8(ascii: "/")] + child, { lstat($0, &info) }) == 0 else {
+                    // Gone since the listing: nothing to see. Otherwise the folder can be listed
+                    // but not entered (read without search permission): its entries are unseen.
+                    if errno != ENOENT && entered {
+                        entered = false
+                        unreadable.append(UnreadableFolder(relativePath: relative, code: errno))
+                    }
+                    continue
+                }
                 if (info.st_mode & S_IFMT) == S_IFDIR {
                     pending.append(child)
                 } else {

@@ -43,9 +43,8 @@ struct LibraryFile: Sendable, Equatable {
     struct Listing: Sendable {
         /// Every non-folder entry, sorted by path.
         var files: [LibraryFile] = []
-        /// Folders that could not be listed, relative to the library root, with why
-        /// (`strerror`): the files in them are not in `files`.
-        var unreadableFolders: [(path: String, reason: String)] = []
+        /// Folders that could not be listed or entered: the files in them are not in `files`.
+        var unreadableFolders: [UnlistedFolder] = []
     }
 
     /// Every non-folder entry under `folder` (relative to `layout.root`), and the folders
@@ -62,7 +61,7 @@ struct LibraryFile: Sendable, Equatable {
         listing.files = files.map { ($0.pathKey, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
         listing.unreadableFolders = failures.map { failure in
             let path = failure.relativePath.isEmpty ? folder : folder + "/" + DirectoryWalker.shown(failure.relativePath)
-            return (path, String(cString: strerror(failure.code)))
+            return UnlistedFolder(path: path, code: failure.code)
         }
         return listing
     }

@@ -52,7 +52,7 @@ public struct LibraryReindexer: Sendable {
 
         let listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
         let found = listing.files
-        report.unreadableFolders = listing.unreadableFolders.map { "\($0.path)/ (\($0.reason))" }
+        report.unreadableFolders = listing.unreadableFolders
         report.nonUTF8Names = found.filter { !$0.hasUTF8Name }.map(\.path)
         report.notRegularFiles = found.filter { $0.hasUTF8Name && !$0.isRegular }.map(\.path)
         let files = found.filter { $0.hasUTF8Name && $0.isRegular }
@@ -189,7 +189,11 @@ public struct LibraryReindexer: Sendable {
                 report.notImages.append(chosen.path)
             }
         }
-        report.journaledOriginalsWithoutFile = state.originals.keys.filter { bySHA[$0] == nil && !changed.contains($0) }.count
+        // Those in a folder that could not be listed are reported with the folder instead.
+        let unseen = report.unreadableFolders.map { $0.path + "/" }
+        report.journaledOriginalsWithoutFile = state.originals.filter { sha, record in
+            bySHA[sha] == nil && !changed.contains(sha) && !unseen.contains { record.path.hasPrefix($0) }
+        }.count
         report.duplicateFiles.sort()
         return (all, unjournaled)
     }

@@ -47,7 +47,8 @@ public struct LibraryVerifier: Sendable {
         let listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
         report.filesScanned = listing.files.count
         findings += unknownFiles(listing.files, known: Set(originals.map { Array($0.path.utf8) }))
-        findings += (listing.unreadableFolders + temps.unreadableFolders).map(Self.unlistedFolder)
+        findings += listing.unreadableFolders.map { Self.unlisted($0, unseen: "files in it were not checked against the catalog") }
+        findings += temps.unreadableFolders.map { Self.unlisted($0, unseen: "leftovers of interrupted runs in it went unseen") }
         findings += checkThumbnails(thumbnails, originals: originals)
         findings += checkJournal(originals)
         // A staged file an original is waiting for is that original's pending-publish notice, not a leftover.
@@ -144,10 +145,10 @@ public struct LibraryVerifier: Sendable {
         }
     }
 
-    /// A folder verify could not list: a file there, catalogued or not, may go unseen.
-    private static func unlistedFolder(_ folder: (path: String, reason: String)) -> VerifyProblem {
+    /// A folder verify could not list or enter: what is in it went unseen.
+    private static func unlisted(_ folder: UnlistedFolder, unseen: String) -> VerifyProblem {
         VerifyProblem(kind: .unreadable, path: folder.path + "/",
-                      detail: "folder could not be listed (\(folder.reason)), so files in it were not checked against the catalog; fix its permissions")
+                      detail: "folder could not be listed (\(folder.reason)), so \(unseen); \(folder.advice)")
     }
 
     private static func leftover(_ file: LibraryFile) -> VerifyProblem? {

@@ -16,9 +16,9 @@ public struct ReindexReport: Sendable, Equatable, Codable {
     public var duplicateFiles: [String] = []
     /// Files under originals/ that could not be read: left out.
     public var unreadableFiles: [String] = []
-    /// Folders under originals/ that could not be listed ("path/ (reason)"): the originals in
-    /// them are left out of the catalog until a reindex can read them (the journal keeps them).
-    public var unreadableFolders: [String] = []
+    /// Folders under originals/ that could not be listed or entered: the originals in them are
+    /// left out of the catalog until a reindex can read them (the journal keeps them).
+    public var unreadableFolders: [UnlistedFolder] = []
     /// Files whose bytes differ from what the journal stored at their path (bit rot, edits):
     /// kept with their journaled record, so verify reports the hash mismatch.
     public var changedFiles: [String] = []

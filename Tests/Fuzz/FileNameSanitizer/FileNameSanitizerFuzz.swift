@@ -22,7 +22,7 @@ private func check(_ stem: String?) {
     let bytes = Array(stem.utf8)
     precondition(!bytes.contains(UInt8(ascii: "/")) && !bytes.contains(UInt8(ascii: "\\")) && !bytes.contains(0), "separator in \(stem)")
     precondition(bytes.first != UInt8(ascii: "."), "hidden or dot name \(stem)")
-    precondition(!stem.contains(".."), "\(stem) holds ..")
+    precondition(!zip(bytes, bytes.dropFirst()).contains { $0 == 0x2E && $1 == 0x2E }, "\(stem) holds ..")
     precondition(!bytes.contains { $0 < 0x20 || $0 == 0x7F }, "control character in name")
     precondition(!FileNameSanitizer.isWindowsDeviceName(stem), "Windows device name \(stem)")
     precondition(Array(stem.precomposedStringWithCanonicalMapping.utf8) == bytes, "\(stem) is not in NFC")

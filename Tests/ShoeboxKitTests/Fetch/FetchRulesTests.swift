@@ -278,13 +278,16 @@ final class FetchRulesTests: XCTestCase {
     }
 
     func testContentRangeThatCoversLessThanTheWholeFile() {
-        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "bytes 0-35/73"), "0-35 of 73")
-        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "bytes 10-72/73"), "10-72 of 73")
-        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "BYTES 5-9/*"), "5-9 of an unknown total")
-        XCTAssertNil(TransferVerdict.partOfWhole(contentRange: "bytes 0-72/73"), "the whole file")
-        XCTAssertNil(TransferVerdict.partOfWhole(contentRange: "bytes 0-72/*"), "from the start, total unknown: cannot tell")
-        for unreadable in ["", "bytes", "bytes */73", "items 0-1/2", "bytes 9-1/10", "bytes a-b/c", "bytes 0-1/2/3"] {
-            XCTAssertNil(TransferVerdict.partOfWhole(contentRange: unreadable), unreadable)
+        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "bytes 0-35/73", received: 36), "0-35 of 73")
+        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "bytes 10-72/73", received: 63), "10-72 of 73")
+        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "BYTES 5-9/*", received: 5), "5-9 of an unknown total")
+        XCTAssertNil(TransferVerdict.partOfWhole(contentRange: "bytes 0-72/73", received: 73), "the whole file")
+        XCTAssertNil(TransferVerdict.partOfWhole(contentRange: "bytes 0-73/73", received: 73), "off by one, yet every byte came")
+        XCTAssertNil(TransferVerdict.partOfWhole(contentRange: "bytes 0-72/*", received: 73), "from the start, total unknown: cannot tell")
+        XCTAssertNil(TransferVerdict.partOfWhole(contentRange: "bytes 0-18446744073709551615/5", received: 5), "no overflow")
+        XCTAssertEqual(TransferVerdict.partOfWhole(contentRange: "bytes 0-1/18446744073709551615", received: 2), "0-1 of 18446744073709551615")
+        for unreadable in ["", "bytes", "bytes */73", "items 0-1/2", "bytes 9-1/10", "bytes a-b/c", "bytes 0-1/2/3", "bytes 0-99999999999999999999/5"] {
+            XCTAssertNil(TransferVerdict.partOfWhole(contentRange: unreadable, received: 1), unreadable)
         }
     }
 }

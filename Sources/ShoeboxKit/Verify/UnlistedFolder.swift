@@ -1,0 +1,17 @@
+import Foundation
+
+/// A folder of the library that could not be listed or entered, so files in it went unseen.
+public struct UnlistedFolder: Sendable, Equatable, Codable {
+    /// Relative to the library root.
+    public var path: String
+    /// Why, as `strerror` says it.
+    public var reason: String
+    /// What to do about it: permissions can be fixed, an I/O error points at the disk.
+    public var advice: String
+
+    init(path: String, code: Int32) {
+        self.path = path
+        reason = String(cString: strerror(code))
+        advice = code == EACCES || code == EPERM ? "fix its permissions" : "check the disk (dmesg, fsck)"
+    }
+}
