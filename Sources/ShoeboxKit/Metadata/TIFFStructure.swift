@@ -40,8 +40,11 @@ enum TIFFStructure {
     static let maximumEntries = 1000
     /// Values larger than this (maker notes, strip tables) are left out of the compact block.
     static let maximumValueSize = 24 * 1024
-    /// All out-of-line values together stay within what libexif can address (64 KiB with headers).
+    /// All out-of-line values of the compact block together stay within what libexif can
+    /// address (64 KiB with headers); the smallest are kept first (see `fitValueBudget`).
     static let valueBudget = 56 * 1024
+    /// Out-of-line values read from one source at most, before the budget picks among them.
+    static let readLimit = 1 << 20
     static let exifPointer: UInt16 = 0x8769, gpsPointer: UInt16 = 0x8825, interopPointer: UInt16 = 0xA005
     static let subIFDs: UInt16 = 0x014A
     /// Tags whose values are offsets into the original file: meaningless once repacked.
@@ -85,8 +88,8 @@ enum TIFFStructure {
         var visited: Set<Int> = []
         var warnings: [String] = []
         var omitted: [Omitted] = []
-        /// Bytes of out-of-line values still allowed into the compact block.
-        var budget = TIFFStructure.valueBudget
+        /// Bytes of out-of-line values still allowed to be read.
+        var readAllowance = TIFFStructure.readLimit
 
         init(source: ByteSource) {
             self.source = source
@@ -101,7 +104,7 @@ enum TIFFStructure {
             let interop = try exif.flatMap { try child(of: $0, pointer: TIFFStructure.interopPointer, name: "Interop") }
             var ifd1: [Entry]?
             if next != 0 { ifd1 = try readIFD(at: next, name: "IFD1")?.0 }
-            result.tiff = write(ifd0: ifd0, exif: exif, gps: gps, interop: interop, ifd1: ifd1)
+            result.tiff = writeWithinBudget([ifd0, exif, gps, interop, ifd1])
         }
 
         /// Reads the header (setting the byte order) and the first IFD, reported as `name`.
@@ -147,7 +150,7 @@ enum TIFFStructure {
                 try reader.child(of: entries, pointer: TIFFStructure.interopPointer, name: "Interop")
             }
             let (gps, _) = try first(gpsSource, name: "GPS")
-            result.tiff = write(ifd0: ifd0, exif: exif, gps: gps, interop: interop, ifd1: nil)
+            result.tiff = writeWithinBudget([ifd0, exif, gps, interop, nil])
         }
 
         mutating func child(of parent: [Entry], pointer: UInt16, name: String) throws -> [Entry]? {
@@ -212,12 +215,12 @@ enum TIFFStructure {
                     continue
                 }
                 if length > TIFFStructure.maximumValueSize { continue }
-                guard length <= budget else {
-                    warnings.append("\(name) tag 0x\(String(tag, radix: 16)) left out: the EXIF values exceed 64 KiB in all")
+                guard length <= readAllowance else {
+                    warnings.append("\(name) tag 0x\(String(tag, radix: 16)) left out: the EXIF values exceed 1 MiB in all")
                     continue
                 }
                 guard let data = try source.exactly(at: valueOffset, count: length) else { continue }
-                budget -= length
+                readAllowance -= length
                 entries.append(Entry(tag: tag, type: type, count: components, data: data))
             }
             let next = table.count >= count * 12 + 4 ? Int(uint(table, count * 12, 4)) : 0
@@ -252,6 +255,43 @@ enum TIFFStructure {
         }
 
         // MARK: Writing the compact block
+
+        /// The compact block of IFD0, ExifIFD, GPS, Interop and IFD1 (in that order; nil
+        /// for those absent), its out-of-line values cut to the budget.
+        private mutating func writeWithinBudget(_ groups: [[Entry]?]) -> [UInt8] {
+            var groups = groups
+            fitValueBudget(&groups, names: ["IFD0", "ExifIFD", "GPS", "Interop", "IFD1"])
+            return write(ifd0: groups[0] ?? [], exif: groups[1], gps: groups[2], interop: groups[3], ifd1: groups[4])
+        }
+
+        /// Keeps the out-of-line values that fit `valueBudget`, smallest first: the capture
+        /// time, GPS position or lens name (a few dozen bytes) must not be crowded out by a
+        /// long description or copyright text read before them.
+        private mutating func fitValueBudget(_ groups: inout [[Entry]?], names: [String]) {
+            var candidates: [(group: Int, index: Int, size: Int)] = []
+            for (group, entries) in groups.enumerated() {
+                for (index, entry) in (entries ?? []).enumerated()
+                where entry.data.count > 4 && !TIFFStructure.droppedTags.contains(entry.tag) {
+                    candidates.append((group, index, entry.data.count))
+                }
+            }
+            var budget = TIFFStructure.valueBudget
+            var dropped: [Int: Set<Int>] = [:]
+            for candidate in candidates.sorted(by: { ($0.size, $0.group, $0.index) < ($1.size, $1.group, $1.index) }) {
+                if candidate.size <= budget {
+                    budget -= candidate.size
+                } else {
+                    dropped[candidate.group, default: []].insert(candidate.index)
+                }
+            }
+            for (group, indices) in dropped.sorted(by: { $0.key < $1.key }) {
+                guard let entries = groups[group] else { continue }
+                for index in indices.sorted() {
+                    warnings.append("\(names[group]) tag 0x\(String(entries[index].tag, radix: 16)) left out: the EXIF values exceed 64 KiB in all")
+                }
+                groups[group] = entries.enumerated().filter { !indices.contains($0.offset) }.map(\.element)
+            }
+        }
 
         private func write(ifd0: [Entry], exif: [Entry]?, gps: [Entry]?, interop: [Entry]?, ifd1: [Entry]?) -> [UInt8] {
             func clean(_ entries: [Entry]) -> [Entry] {

@@ -8,6 +8,38 @@ final class MetadataBrokenInputTests: XCTestCase {
         try MetadataReader.read(bytes: bytes, name: "test.jpg", includeAllTags: true)
     }
 
+    /// 58 KB of IFD0 text (description, artist, copyright) read before the ExifIFD and GPS
+    /// values. Before, those filled the 56 KiB budget for values first, and the capture time
+    /// and position of this legal file were dropped with only a warning.
+    func testLongIFD0TextDoesNotCrowdOutTheCaptureTimeAndPosition() throws {
+        typealias B = EXIFBytes
+        let description = [UInt8](repeating: UInt8(ascii: "d"), count: 22_999) + [0]
+        let artist = [UInt8](repeating: UInt8(ascii: "a"), count: 23_999) + [0]
+        // 57,340 bytes in all: 4 bytes short of the 56 KiB budget when read first.
+        let copyright = [UInt8](repeating: UInt8(ascii: "c"), count: 10_339) + [0]
+        let tail = 74, exifIFD = tail + 23_000 + 24_000 + 10_340, gpsIFD = exifIFD + 18 + 20
+        let ifd0 = [B.entry(0x010E, 2, description.count, B.le32(tail)), B.entry(0x013B, 2, artist.count, B.le32(tail + 23_000)),
+                    B.entry(0x8298, 2, copyright.count, B.le32(tail + 47_000)),
+                    B.entry(0x8769, 4, 1, B.le32(exifIFD)), B.entry(0x8825, 4, 1, B.le32(gpsIFD))]
+        let date = Array("2024:01:02 03:04:05".utf8) + [0]
+        let exif = B.le16(1) + B.entry(0x9003, 2, 20, B.le32(exifIFD + 18)) + B.le32(0) + date
+        let gpsValues = gpsIFD + 2 + 4 * 12 + 4
+        let gps = B.le16(4) + B.entry(1, 2, 2, Array("S".utf8) + [0]) + B.entry(2, 5, 3, B.le32(gpsValues))
+            + B.entry(3, 2, 2, Array("W".utf8) + [0]) + B.entry(4, 5, 3, B.le32(gpsValues + 24)) + B.le32(0)
+            + B.rationals([(10, 1), (0, 1), (0, 1)]) + B.rationals([(20, 1), (0, 1), (0, 1)])
+        let tiff = B.tiff(ifd0, tail: description + artist + copyright + exif + gps)
+        XCTAssertEqual(B.tailOffset(entries: 5), tail)
+        let metadata = try read(B.jpeg(tiff: tiff))
+        XCTAssertEqual(metadata.dateTimeOriginal, "2024:01:02 03:04:05", "\(metadata.warnings)")
+        XCTAssertEqual(metadata.gps?.latitude, -10)
+        XCTAssertEqual(metadata.gps?.longitude, -20)
+        XCTAssertTrue(metadata.warnings.contains { $0.contains("left out: the EXIF values exceed 64 KiB") },
+                      "the largest value is the one left out, and said so: \(metadata.warnings)")
+        XCTAssertFalse(metadata.tags.contains { $0.name == "Artist" }, "the largest value went")
+        XCTAssertTrue(metadata.tags.contains { $0.name == "ImageDescription" } && metadata.tags.contains { $0.name == "Copyright" },
+                      "the smaller texts stay")
+    }
+
     func testZeroByteFile() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("empty.jpg")
         XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: Data()))
