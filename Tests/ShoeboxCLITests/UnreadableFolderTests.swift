@@ -41,6 +41,11 @@ final class UnreadableFolderTests: XCTestCase {
         XCTAssertEqual(owner.status, 0, "needs root: \(owner.stderr)")
         XCTAssertEqual(chmod(hidden, folderMode), 0)
 
+        let inspect = try runAsUser(shoebox, ["inspect", library + "/originals"])
+        XCTAssertEqual(inspect.status, 1, "photos left out are not a clean inspect: \(inspect.stderr)")
+        XCTAssertTrue(inspect.stderr.contains("inspect: cannot read folder \(hidden): Permission denied"), inspect.stderr)
+        XCTAssertEqual(inspect.stdout.components(separatedBy: "  Format ").count - 1, 2, "the two readable photos: \(inspect.stdout)")
+
         let verify = try runAsUser(shoebox, ["verify", "--library", library])
         XCTAssertEqual(verify.status, 1, verify.stdout + verify.stderr)
         let verifyOutput = verify.stdout + verify.stderr

@@ -16,13 +16,14 @@ public enum InspectCommand: Command {
         PATH is a file or a directory (recursed, in path order). With --library and no PATH, every original in
         the catalog is inspected, in library order; with --library, a relative PATH that does not exist here is
         taken inside the library (e.g. originals/2024/05/01). Pixels are never decoded: only the headers are read.
-        Exit status: 0 every file read, 1 some file could not be read, 2 usage, 4 library unusable.
+        Exit status: 0 every file read, 1 some file or folder could not be read, 2 usage, 4 library unusable.
         """
     )
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let json = arguments.flag("json"), all = arguments.flag("all")
         let paths: [String]
+        var unlisted: [UnlistedFolder] = []
         if arguments.positionals.isEmpty {
             guard arguments.value("library") != nil || console.environment["SHOEBOX_LIBRARY"] != nil else {
                 throw UsageError.missingArgument("PATH: give files or directories to inspect, or --library DIR")
@@ -38,9 +39,16 @@ public enum InspectCommand: Command {
                 return ExitStatus.libraryUnusable
             }
         } else {
-            paths = PhotoFileFinder.expand(arguments.positionals.map { resolve($0, library: arguments.value("library")) })
+            let expansion = PhotoFileFinder.expand(arguments.positionals.map { resolve($0, library: arguments.value("library")) })
+            paths = expansion.paths
+            unlisted = expansion.unreadableFolders
         }
-        if paths.isEmpty { console.error("inspect: no photos found in \(arguments.positionals.isEmpty ? "the catalog" : arguments.positionals.joined(separator: ", "))") }
+        for folder in unlisted {
+            console.error("inspect: cannot read folder \(TerminalText.oneLine(folder.path)): \(folder.reason); photos in it were not inspected (\(folder.advice))")
+        }
+        if paths.isEmpty && unlisted.isEmpty {
+            console.error("inspect: no photos found in \(arguments.positionals.isEmpty ? "the catalog" : arguments.positionals.joined(separator: ", "))")
+        }
         var failed = 0, count = 0
         // Progress (stderr, terminals only) when the data goes elsewhere, so the two never interleave.
         let showProgress = isatty(STDOUT_FILENO) == 0 && paths.count > 1
@@ -66,9 +74,8 @@ public enum InspectCommand: Command {
         if showProgress { console.clearProgress() }
         if failed > 0 {
             console.error("inspect: \(failed) of \(paths.count) files could not be read")
-            return ExitStatus.someFailed
         }
-        return ExitStatus.success
+        return failed > 0 || !unlisted.isEmpty ? ExitStatus.someFailed : ExitStatus.success
     }
 
     /// One file's output: a JSON object, a block for people, or (not JSON) the error message for stderr.

@@ -15,9 +15,30 @@ final class PhotoFileFinderTests: XCTestCase {
         try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: root.appendingPathComponent("b/download"))
         try files.createSymbolicLink(atPath: root.appendingPathComponent("b/c/loop").path, withDestinationPath: root.path)
         let found = PhotoFileFinder.expand([root.path + "/", root.appendingPathComponent("missing.jpg").path])
-        XCTAssertEqual(found, [
+        XCTAssertEqual(found.unreadableFolders, [])
+        XCTAssertEqual(found.paths, [
             root.path + "/a.JPG", root.path + "/b/2.jpg", root.path + "/b/c/1.heic", root.path + "/b/download",
             root.appendingPathComponent("missing.jpg").path,
         ])
+    }
+
+    /// Before, a FIFO without a photo extension was opened to sniff its first bytes, and the
+    /// walk waited for a writer for good.
+    func testAFolderWalkSkipsFIFOsWithoutWaitingForThem() throws {
+        let root = try makeTemporaryDirectory(self)
+        XCTAssertEqual(mkfifo(root.appendingPathComponent("pipe").path, 0o644), 0)
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: root.appendingPathComponent("a.png"))
+        let done = DispatchSemaphore(value: 0)
+        let found = LockedBox<[String]?>(nil)
+        Thread.detachNewThread {
+            found.update { $0 = PhotoFileFinder.expand([root.path]).paths }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 10) == .success else {
+            // Let the stuck walk go on: a writer that opens the FIFO ends its wait.
+            if let writer = FileHandle(forWritingAtPath: root.appendingPathComponent("pipe").path) { try? writer.close() }
+            return XCTFail("the walk waited on the FIFO")
+        }
+        XCTAssertEqual(found.current, [root.path + "/a.png"])
     }
 }

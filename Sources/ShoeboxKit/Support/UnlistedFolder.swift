@@ -1,8 +1,9 @@
 import Foundation
 
-/// A folder of the library that could not be listed or entered, so files in it went unseen.
+/// A folder that could not be listed or entered, so files in it went unseen.
 public struct UnlistedFolder: Sendable, Equatable, Codable {
-    /// Relative to the library root.
+    /// As the caller names folders: relative to the library root for verify and reindex,
+    /// as given on the command line for inspect.
     public var path: String
     /// Why, as `strerror` says it.
     public var reason: String
