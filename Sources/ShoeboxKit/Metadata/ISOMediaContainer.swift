@@ -98,6 +98,7 @@ enum ISOMediaContainer {
             guard size <= source.size - offset else { return nil }
             offset += size
         }
+        warnings.append("more than \(maximumBoxes) top-level boxes: those after byte \(offset) were not read (\(wanted) not found)")
         return nil
     }
 

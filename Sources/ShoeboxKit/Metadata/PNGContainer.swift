@@ -55,6 +55,9 @@ enum PNGContainer {
                 break
             }
             offset = dataOffset + length + 4  // data and CRC
+            if index == maximumChunks - 1 {
+                contents.warnings.append("PNG has more than \(maximumChunks) chunks: those after byte \(offset) were not read (EXIF there is missed)")
+            }
         }
         return finish(contents, rawProfile)
     }

@@ -17,7 +17,7 @@ enum WebPContainer {
         let end = min(declaredEnd, source.size)
         var offset = 12
         var canvas: (Int, Int)?, bitstream: (Int, Int)?
-        for _ in 0..<maximumChunks where offset + 8 <= end {
+        for index in 0..<maximumChunks where offset + 8 <= end {
             guard let header = try source.exactly(at: offset, count: 8) else { break }
             let type = String(decoding: header[0..<4], as: UTF8.self)
             let length = Int(littleEndian(header, 4, 4))
@@ -49,6 +49,9 @@ enum WebPContainer {
                 break
             }
             offset = dataOffset + length + (length & 1)
+            if index == maximumChunks - 1 && offset + 8 <= end {
+                contents.warnings.append("WebP has more than \(maximumChunks) chunks: those after byte \(offset) were not read (EXIF there is missed)")
+            }
         }
         if let (width, height) = canvas ?? bitstream { contents.setSize(width: width, height: height) }
         if contents.width == nil { contents.warnings.append("WebP has no VP8X, VP8 or VP8L header: pixel size unknown") }

@@ -58,6 +58,24 @@ final class MetadataContainerTests: XCTestCase {
         try assertAllMatch(items.map(\.0), format: .png)
     }
 
+    /// Before, EXIF past the chunk limit was missed without a word.
+    func testEXIFPastThePNGChunkLimitIsMissedWithAWarning() throws {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let length = UInt32(data.count)
+            return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+                + Array(type.utf8) + data + [0, 0, 0, 0]  // CRC, not checked by the reader
+        }
+        let ihdr = chunk("IHDR", [0, 0, 0, 4, 0, 0, 0, 3, 8, 2, 0, 0, 0])
+        let filler = [UInt8]((0..<PNGContainer.maximumChunks).map { _ in chunk("zzZz", []) }.joined())
+        let exif = chunk("eXIf", EXIFBytes.tiff(values: [(0x010F, 2, 6, Array("Late\0\0".utf8))]))
+        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ihdr + filler + exif + chunk("IEND", [])
+        let metadata = try MetadataReader.read(bytes: png, name: "many.png")
+        XCTAssertNil(metadata.make)
+        XCTAssertTrue(metadata.warnings.contains { $0.hasPrefix("PNG has more than 100000 chunks") }, "\(metadata.warnings)")
+        let fewer = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ihdr + filler.dropLast(24) + exif + chunk("IEND", [])
+        XCTAssertEqual(try MetadataReader.read(bytes: fewer, name: "fewer.png").make, "Late", "just under the limit it is read")
+    }
+
     func testPNGRawProfileTextChunks() throws {
         let (directory, items) = try makeFixtures(["png"])
         var jobs: [(String, URL, URL)] = []
