@@ -52,8 +52,10 @@ struct ExifFields {
         let south = text("GPS", 0x0001)?.uppercased().hasPrefix("S") ?? false
         let west = text("GPS", 0x0003)?.uppercased().hasPrefix("W") ?? false
         var altitude = number("GPS", 0x0006)
-        if let metres = altitude, let reference = number("GPS", 0x0005), reference == 1 { altitude = -metres }
-        return GPSPosition(latitude: south ? -latitude : latitude, longitude: west ? -longitude : longitude, altitude: altitude)
+        // The references decide the sign, also for a value some writer stored signed already
+        // (SRATIONAL -50 with "below sea level" is 50 m below, not 50 m above).
+        if let metres = altitude, let reference = number("GPS", 0x0005), reference == 1 { altitude = -abs(metres) }
+        return GPSPosition(latitude: south ? -abs(latitude) : latitude, longitude: west ? -abs(longitude) : longitude, altitude: altitude)
     }
 
     /// Degrees, minutes, seconds (any of them may be fractional) to decimal degrees.

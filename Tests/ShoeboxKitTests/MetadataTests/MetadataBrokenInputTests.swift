@@ -40,6 +40,22 @@ final class MetadataBrokenInputTests: XCTestCase {
                       "the smaller texts stay")
     }
 
+    /// Before, a signed value with its reference was negated twice: 50 m above sea level.
+    func testSignedGPSValuesWithSouthWestAndBelowSeaLevelStayNegative() throws {
+        typealias B = EXIFBytes
+        let gpsIFD = 8 + 2 + 12 + 4
+        let values = gpsIFD + 2 + 6 * 12 + 4
+        let gps = B.le16(6) + B.entry(1, 2, 2, Array("S".utf8) + [0]) + B.entry(2, 10, 3, B.le32(values))
+            + B.entry(3, 2, 2, Array("W".utf8) + [0]) + B.entry(4, 10, 3, B.le32(values + 24))
+            + B.entry(5, 1, 1, [1]) + B.entry(6, 10, 1, B.le32(values + 48)) + B.le32(0)
+            + B.rationals([(-10, 1), (0, 1), (0, 1)]) + B.rationals([(-20, 1), (0, 1), (0, 1)]) + B.rationals([(-50, 1)])
+        let tiff = B.tiff([B.entry(0x8825, 4, 1, B.le32(gpsIFD))], tail: gps)
+        let metadata = try read(B.jpeg(tiff: tiff))
+        XCTAssertEqual(metadata.gps?.latitude, -10, "\(metadata.warnings)")
+        XCTAssertEqual(metadata.gps?.longitude, -20)
+        XCTAssertEqual(metadata.gps?.altitude, -50)
+    }
+
     func testZeroByteFile() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("empty.jpg")
         XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: Data()))
