@@ -17,26 +17,38 @@ struct ExifFields {
 
     func number(_ group: String, _ tag: UInt16) -> Double? { value(group, tag)?.firstNumber }
 
+    /// Some writers put a tag in the other main IFD (DateTimeOriginal in IFD0, Orientation in
+    /// ExifIFD); exiftool reads it there too. Its own IFD wins when both have it.
+    private static let otherMainIFD = ["IFD0": "ExifIFD", "ExifIFD": "IFD0"]
+
+    private func mainText(_ group: String, _ tag: UInt16) -> String? {
+        text(group, tag) ?? Self.otherMainIFD[group].flatMap { text($0, tag) }
+    }
+
+    private func mainNumber(_ group: String, _ tag: UInt16) -> Double? {
+        number(group, tag) ?? Self.otherMainIFD[group].flatMap { number($0, tag) }
+    }
+
     func apply(to metadata: inout PhotoMetadata) {
-        metadata.make = text("IFD0", 0x010F)
-        metadata.model = text("IFD0", 0x0110)
-        metadata.software = text("IFD0", 0x0131)
-        metadata.modifyDate = text("IFD0", 0x0132)
-        metadata.lensModel = text("ExifIFD", 0xA434)
-        metadata.dateTimeOriginal = text("ExifIFD", 0x9003)
-        metadata.createDate = text("ExifIFD", 0x9004)
-        metadata.offsetTimeOriginal = text("ExifIFD", 0x9011)
-        if let orientation = number("IFD0", 0x0112) {
+        metadata.make = mainText("IFD0", 0x010F)
+        metadata.model = mainText("IFD0", 0x0110)
+        metadata.software = mainText("IFD0", 0x0131)
+        metadata.modifyDate = mainText("IFD0", 0x0132)
+        metadata.lensModel = mainText("ExifIFD", 0xA434)
+        metadata.dateTimeOriginal = mainText("ExifIFD", 0x9003)
+        metadata.createDate = mainText("ExifIFD", 0x9004)
+        metadata.offsetTimeOriginal = mainText("ExifIFD", 0x9011)
+        if let orientation = mainNumber("IFD0", 0x0112) {
             if (1...8).contains(orientation) {
                 metadata.orientation = Int(orientation)
             } else {
                 metadata.warnings.append("EXIF: Orientation \(NumberText.format(orientation)) is not one of 1...8; ignored")
             }
         }
-        metadata.exposureTime = number("ExifIFD", 0x829A)
-        metadata.fNumber = number("ExifIFD", 0x829D)
-        metadata.iso = number("ExifIFD", 0x8827).flatMap { Int(exactly: $0.rounded()) }
-        metadata.focalLength = number("ExifIFD", 0x920A)
+        metadata.exposureTime = mainNumber("ExifIFD", 0x829A)
+        metadata.fNumber = mainNumber("ExifIFD", 0x829D)
+        metadata.iso = mainNumber("ExifIFD", 0x8827).flatMap { Int(exactly: $0.rounded()) }
+        metadata.focalLength = mainNumber("ExifIFD", 0x920A)
         metadata.gps = gpsPosition(warnings: &metadata.warnings)
     }
 

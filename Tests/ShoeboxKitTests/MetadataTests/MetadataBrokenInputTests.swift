@@ -56,6 +56,22 @@ final class MetadataBrokenInputTests: XCTestCase {
         XCTAssertEqual(metadata.gps?.altitude, -50)
     }
 
+    /// Before, a tag in the other main IFD was not looked at: this photo had no capture time.
+    func testTagsWrittenInTheOtherMainIFDAreRead() throws {
+        typealias B = EXIFBytes
+        let tail = B.tailOffset(entries: 3)
+        let date = Array("2003:04:05 06:07:08".utf8) + [0], lens = Array("Old Zoom".utf8) + [0]
+        let exifIFD = tail + date.count + lens.count
+        let ifd0 = [B.entry(0x9003, 2, date.count, B.le32(tail)), B.entry(0xA434, 2, lens.count, B.le32(tail + date.count)),
+                    B.entry(0x8769, 4, 1, B.le32(exifIFD))]
+        let exif = B.le16(2) + B.entry(0x0112, 3, 1, B.le16(6)) + B.entry(0x0132, 2, 4, Array("no\0\0".utf8)) + B.le32(0)
+        let metadata = try read(B.jpeg(tiff: B.tiff(ifd0, tail: date + lens + exif)))
+        XCTAssertEqual(metadata.dateTimeOriginal, "2003:04:05 06:07:08", "\(metadata.warnings)")
+        XCTAssertEqual(metadata.lensModel, "Old Zoom")
+        XCTAssertEqual(metadata.orientation, 6)
+        XCTAssertEqual(metadata.modifyDate, "no")
+    }
+
     func testZeroByteFile() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("empty.jpg")
         XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: Data()))
