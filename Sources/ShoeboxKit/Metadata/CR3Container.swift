@@ -30,6 +30,7 @@ enum CR3Container {
         let combined = TIFFStructure.combine(ifd0: ifd0, exif: block("CMT2"), gps: block("CMT4"))
         contents.exif = combined.tiff
         contents.warnings += combined.warnings
+        contents.omitted = combined.omitted
         if let size = combined.mainImageSize { contents.setSize(width: size.width, height: size.height) }
         return contents
     }

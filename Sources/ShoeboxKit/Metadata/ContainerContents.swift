@@ -8,6 +8,8 @@ struct ContainerContents {
     var width: Int?
     var height: Int?
     var warnings: [String] = []
+    /// Tags the container's own TIFF repacking left out (TIFF-based files, CR3), for `inspect --all`.
+    var omitted: [TIFFStructure.Omitted] = []
 
     init(format: ImageFormat) {
         self.format = format

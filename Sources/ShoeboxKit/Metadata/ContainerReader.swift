@@ -30,6 +30,7 @@ enum ContainerReader {
             contents.exif = repacked.tiff
             if let size = repacked.mainImageSize { contents.setSize(width: size.width, height: size.height) }
             contents.warnings = repacked.warnings
+            contents.omitted = repacked.omitted
             return contents
         default:
             var contents = ContainerContents(format: format)

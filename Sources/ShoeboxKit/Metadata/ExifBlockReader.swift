@@ -30,8 +30,9 @@ enum ExifBlockReader {
         (EXIF_IFD_INTEROPERABILITY, "Interop"), (EXIF_IFD_1, "IFD1"),
     ]
 
-    /// Reads the TIFF structure `tiff` (without "Exif\0\0") into `metadata`.
-    static func read(tiff: [UInt8], into metadata: inout PhotoMetadata, includeAllTags: Bool) {
+    /// Reads the TIFF structure `tiff` (without "Exif\0\0") into `metadata`. `omittedBefore`:
+    /// tags a container's repacking of the same structure already left out.
+    static func read(tiff: [UInt8], into metadata: inout PhotoMetadata, includeAllTags: Bool, omittedBefore: [TIFFStructure.Omitted] = []) {
         // Every block goes through TIFFStructure first: it checks each offset (reporting
         // what is broken), stops loops, and rebuilds a compact block within libexif's 64 KiB
         // reach. libexif then never sees offsets into the unknown, nor maker notes.
@@ -82,7 +83,7 @@ enum ExifBlockReader {
             }
         }
         fields.apply(to: &metadata)
-        if includeAllTags { addOmittedTags(repacked.omitted, to: &metadata) }
+        if includeAllTags { addOmittedTags(omittedBefore + repacked.omitted, to: &metadata) }
     }
 
     /// Lists the tags the compact block left out, then keeps every group together in report order.

@@ -31,7 +31,7 @@ public enum MetadataReader {
         metadata.height = contents.height
         metadata.warnings = contents.warnings
         if let tiff = contents.exif {
-            ExifBlockReader.read(tiff: tiff, into: &metadata, includeAllTags: includeAllTags)
+            ExifBlockReader.read(tiff: tiff, into: &metadata, includeAllTags: includeAllTags, omittedBefore: contents.omitted)
         }
         // Nothing at all could be read from a format we walk: the file is broken, not just its EXIF.
         if ContainerReader.isSupported(sniffed), metadata.width == nil, contents.exif == nil, !contents.warnings.isEmpty {

@@ -32,19 +32,22 @@ enum TIFFStructure {
         var tag: UInt16
         var type: UInt16
         var count: UInt32
-        /// The value's bytes, in the source's byte order.
+        /// The value's bytes, in the source's byte order (empty while `pending`).
         var data: [UInt8]
+        /// Where an out-of-line value lies, until the budget lets it in (`loadValues`).
+        var pending: PendingValue?
+    }
+
+    struct PendingValue {
+        let source: ByteSource
+        let offset: Int
+        let length: Int
     }
 
     /// Largest IFD we accept; real ones have a few dozen entries.
     static let maximumEntries = 1000
     /// Values larger than this (maker notes, strip tables) are left out of the compact block.
     static let maximumValueSize = 24 * 1024
-    /// All out-of-line values of the compact block together stay within what libexif can
-    /// address (64 KiB with headers); the smallest are kept first (see `fitValueBudget`).
-    static let valueBudget = 56 * 1024
-    /// Out-of-line values read from one source at most, before the budget picks among them.
-    static let readLimit = 1 << 20
     static let exifPointer: UInt16 = 0x8769, gpsPointer: UInt16 = 0x8825, interopPointer: UInt16 = 0xA005
     static let subIFDs: UInt16 = 0x014A
     /// Tags whose values are offsets into the original file: meaningless once repacked.
@@ -88,8 +91,6 @@ enum TIFFStructure {
         var visited: Set<Int> = []
         var warnings: [String] = []
         var omitted: [Omitted] = []
-        /// Bytes of out-of-line values still allowed to be read.
-        var readAllowance = TIFFStructure.readLimit
 
         init(source: ByteSource) {
             self.source = source
@@ -215,13 +216,14 @@ enum TIFFStructure {
                     continue
                 }
                 if length > TIFFStructure.maximumValueSize { continue }
-                guard length <= readAllowance else {
-                    warnings.append("\(name) tag 0x\(String(tag, radix: 16)) left out: the EXIF values exceed 1 MiB in all")
+                if tag == TIFFStructure.subIFDs {
+                    // Read now, for the pixel size; never written into the compact block.
+                    guard let data = try source.exactly(at: valueOffset, count: length) else { continue }
+                    entries.append(Entry(tag: tag, type: type, count: components, data: data))
                     continue
                 }
-                guard let data = try source.exactly(at: valueOffset, count: length) else { continue }
-                readAllowance -= length
-                entries.append(Entry(tag: tag, type: type, count: components, data: data))
+                let value = PendingValue(source: source, offset: valueOffset, length: length)
+                entries.append(Entry(tag: tag, type: type, count: components, data: [], pending: value))
             }
             let next = table.count >= count * 12 + 4 ? Int(uint(table, count * 12, 4)) : 0
             return (entries, next)
@@ -257,49 +259,71 @@ enum TIFFStructure {
         // MARK: Writing the compact block
 
         /// The compact block of IFD0, ExifIFD, GPS, Interop and IFD1 (in that order; nil
-        /// for those absent), its out-of-line values cut to the budget.
+        /// for those absent), with the out-of-line values that fit libexif's 64 KiB.
         private mutating func writeWithinBudget(_ groups: [[Entry]?]) -> [UInt8] {
-            var groups = groups
-            fitValueBudget(&groups, names: ["IFD0", "ExifIFD", "GPS", "Interop", "IFD1"])
+            var groups = groups.map { $0.map(TIFFStructure.clean) }
+            // A hostile file's tables alone can fill the block: the thumbnail's IFD1, then Interop, go.
+            for group in [4, 3] where groups[group] != nil && valueBudget(groups) < 0 {
+                warnings.append("\(TIFFStructure.groupNames[group]) left out: the EXIF tables alone exceed 64 KiB")
+                groups[group] = nil
+            }
+            loadValues(&groups, budget: valueBudget(groups))
             return write(ifd0: groups[0] ?? [], exif: groups[1], gps: groups[2], interop: groups[3], ifd1: groups[4])
         }
 
-        /// Keeps the out-of-line values that fit `valueBudget`, smallest first: the capture
-        /// time, GPS position or lens name (a few dozen bytes) must not be crowded out by a
-        /// long description or copyright text read before them.
-        private mutating func fitValueBudget(_ groups: inout [[Entry]?], names: [String]) {
+        /// Bytes left for out-of-line values once the Exif and TIFF headers and every IFD's
+        /// table (with the pointers `write` adds) are counted.
+        private func valueBudget(_ groups: [[Entry]?]) -> Int {
+            let pointers = [(groups[1] != nil ? 1 : 0) + (groups[2] != nil ? 1 : 0), groups[3] != nil ? 1 : 0, 0, 0, 0]
+            let tables = groups.enumerated().reduce(0) { total, group in
+                total + (group.element.map { 2 + ($0.count + pointers[group.offset]) * 12 + 4 } ?? 0)
+            }
+            return ExifBlockReader.maximumBlockSize - ExifBlockReader.exifHeader.count - 8 - tables
+        }
+
+        /// Reads the out-of-line values that fit `budget`, smallest first: the capture time,
+        /// GPS position or lens name (a few dozen bytes) must not be crowded out by a long
+        /// description or copyright text that comes before them. Only chosen values are read.
+        private mutating func loadValues(_ groups: inout [[Entry]?], budget: Int) {
             var candidates: [(group: Int, index: Int, size: Int)] = []
             for (group, entries) in groups.enumerated() {
-                for (index, entry) in (entries ?? []).enumerated()
-                where entry.data.count > 4 && !TIFFStructure.droppedTags.contains(entry.tag) {
-                    candidates.append((group, index, entry.data.count))
+                for (index, entry) in (entries ?? []).enumerated() {
+                    if let pending = entry.pending { candidates.append((group, index, (pending.length + 1) & ~1)) }
                 }
             }
-            var budget = TIFFStructure.valueBudget
-            var dropped: [Int: Set<Int>] = [:]
+            var left = budget
+            var unread: [Int: Set<Int>] = [:]
+            var leftOut = (count: 0, bytes: 0)
             for candidate in candidates.sorted(by: { ($0.size, $0.group, $0.index) < ($1.size, $1.group, $1.index) }) {
-                if candidate.size <= budget {
-                    budget -= candidate.size
-                } else {
-                    dropped[candidate.group, default: []].insert(candidate.index)
+                var entry = groups[candidate.group]![candidate.index]
+                let pending = entry.pending!
+                if candidate.size <= left, let data = try? pending.source.exactly(at: pending.offset, count: pending.length) {
+                    left -= candidate.size
+                    entry.data = data
+                    entry.pending = nil
+                    groups[candidate.group]![candidate.index] = entry
+                    continue
                 }
+                unread[candidate.group, default: []].insert(candidate.index)
+                guard candidate.size > left else { continue }  // unreadable (truncated): nothing to report
+                leftOut = (leftOut.count + 1, leftOut.bytes + pending.length)
+                omitted.append(Omitted(group: TIFFStructure.groupNames[candidate.group], tag: entry.tag, count: Int(entry.count),
+                                       value: nil, byteCount: pending.length))
             }
-            for (group, indices) in dropped.sorted(by: { $0.key < $1.key }) {
-                guard let entries = groups[group] else { continue }
-                for index in indices.sorted() {
-                    warnings.append("\(names[group]) tag 0x\(String(entries[index].tag, radix: 16)) left out: the EXIF values exceed 64 KiB in all")
-                }
-                groups[group] = entries.enumerated().filter { !indices.contains($0.offset) }.map(\.element)
+            if leftOut.count > 0 {
+                let values = leftOut.count == 1 ? "1 value" : "\(leftOut.count) values"
+                warnings.append("\(values) (\(leftOut.bytes) bytes) left out, the largest first: an EXIF block holds 64 KiB at most")
+            }
+            for (group, indices) in unread {
+                groups[group] = groups[group]!.enumerated().filter { !indices.contains($0.offset) }.map(\.element)
             }
         }
 
+        /// Entries already `clean`ed.
         private func write(ifd0: [Entry], exif: [Entry]?, gps: [Entry]?, interop: [Entry]?, ifd1: [Entry]?) -> [UInt8] {
-            func clean(_ entries: [Entry]) -> [Entry] {
-                entries.filter { ![TIFFStructure.exifPointer, TIFFStructure.gpsPointer, TIFFStructure.interopPointer].contains($0.tag) && !TIFFStructure.droppedTags.contains($0.tag) }
-            }
-            var ifd0Entries = clean(ifd0)
-            var exifEntries = exif.map(clean)
-            let gpsEntries = gps.map(clean), interopEntries = interop.map(clean), ifd1Entries = ifd1.map(clean)
+            var ifd0Entries = ifd0
+            var exifEntries = exif
+            let gpsEntries = gps, interopEntries = interop, ifd1Entries = ifd1
             // Placeholders for the pointers; their values are filled in once the layout is known.
             if exifEntries != nil { ifd0Entries.append(pointerEntry(TIFFStructure.exifPointer)) }
             if gpsEntries != nil { ifd0Entries.append(pointerEntry(TIFFStructure.gpsPointer)) }
@@ -377,6 +401,13 @@ enum TIFFStructure {
             }
             return value
         }
+    }
+
+    static let groupNames = ["IFD0", "ExifIFD", "GPS", "Interop", "IFD1"]
+
+    /// Without the pointers to other IFDs (rewritten by `write`) and the tags it drops.
+    static func clean(_ entries: [Entry]) -> [Entry] {
+        entries.filter { ![exifPointer, gpsPointer, interopPointer].contains($0.tag) && !droppedTags.contains($0.tag) }
     }
 
     static func encodedSize(_ entries: [Entry]) -> Int {

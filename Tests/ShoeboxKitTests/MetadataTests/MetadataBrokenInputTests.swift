@@ -8,16 +8,15 @@ final class MetadataBrokenInputTests: XCTestCase {
         try MetadataReader.read(bytes: bytes, name: "test.jpg", includeAllTags: true)
     }
 
-    /// 58 KB of IFD0 text (description, artist, copyright) read before the ExifIFD and GPS
-    /// values. Before, those filled the 56 KiB budget for values first, and the capture time
-    /// and position of this legal file were dropped with only a warning.
+    /// 65 KB of IFD0 text (description, artist, copyright) before the ExifIFD and GPS values,
+    /// in a TIFF (no 64 KiB segment limit). Before, values were admitted in reading order
+    /// against a budget, and the capture time and position of this legal file were dropped.
     func testLongIFD0TextDoesNotCrowdOutTheCaptureTimeAndPosition() throws {
         typealias B = EXIFBytes
         let description = [UInt8](repeating: UInt8(ascii: "d"), count: 22_999) + [0]
         let artist = [UInt8](repeating: UInt8(ascii: "a"), count: 23_999) + [0]
-        // 57,340 bytes in all: 4 bytes short of the 56 KiB budget when read first.
-        let copyright = [UInt8](repeating: UInt8(ascii: "c"), count: 10_339) + [0]
-        let tail = 74, exifIFD = tail + 23_000 + 24_000 + 10_340, gpsIFD = exifIFD + 18 + 20
+        let copyright = [UInt8](repeating: UInt8(ascii: "c"), count: 18_399) + [0]
+        let tail = 74, exifIFD = tail + 23_000 + 24_000 + 18_400, gpsIFD = exifIFD + 18 + 20
         let ifd0 = [B.entry(0x010E, 2, description.count, B.le32(tail)), B.entry(0x013B, 2, artist.count, B.le32(tail + 23_000)),
                     B.entry(0x8298, 2, copyright.count, B.le32(tail + 47_000)),
                     B.entry(0x8769, 4, 1, B.le32(exifIFD)), B.entry(0x8825, 4, 1, B.le32(gpsIFD))]
@@ -29,15 +28,38 @@ final class MetadataBrokenInputTests: XCTestCase {
             + B.rationals([(10, 1), (0, 1), (0, 1)]) + B.rationals([(20, 1), (0, 1), (0, 1)])
         let tiff = B.tiff(ifd0, tail: description + artist + copyright + exif + gps)
         XCTAssertEqual(B.tailOffset(entries: 5), tail)
-        let metadata = try read(B.jpeg(tiff: tiff))
+        let metadata = try MetadataReader.read(bytes: tiff, name: "long-text.tif", includeAllTags: true)
         XCTAssertEqual(metadata.dateTimeOriginal, "2024:01:02 03:04:05", "\(metadata.warnings)")
         XCTAssertEqual(metadata.gps?.latitude, -10)
         XCTAssertEqual(metadata.gps?.longitude, -20)
-        XCTAssertTrue(metadata.warnings.contains { $0.contains("left out: the EXIF values exceed 64 KiB") },
-                      "the largest value is the one left out, and said so: \(metadata.warnings)")
-        XCTAssertFalse(metadata.tags.contains { $0.name == "Artist" }, "the largest value went")
-        XCTAssertTrue(metadata.tags.contains { $0.name == "ImageDescription" } && metadata.tags.contains { $0.name == "Copyright" },
-                      "the smaller texts stay")
+        XCTAssertTrue(metadata.warnings.contains { $0.hasSuffix("1 value (24000 bytes) left out, the largest first: an EXIF block holds 64 KiB at most") },
+                      "\(metadata.warnings)")
+        XCTAssertEqual(metadata.tags.first { $0.name == "Artist" }?.value, "(24000 bytes, not decoded)", "listed by --all as left out")
+        XCTAssertEqual(metadata.tags.first { $0.name == "Copyright" }?.value.count, 18_399, "the smaller texts stay")
+        XCTAssertFalse(metadata.warnings.contains { $0.contains("past end of buffer") }, "the block fits libexif: \(metadata.warnings)")
+    }
+
+    /// Many small tags and long text: every byte of the compact block counts (tables and
+    /// padding too), or libexif stops reading at 64 KiB and the capture time is lost.
+    func testTablesAndPaddingCountAgainstTheBlockLimit() throws {
+        typealias B = EXIFBytes
+        let small = (0..<800).map { B.entry(0xC000 + $0, 3, 1, B.le16($0)) }
+        let texts = 3, textLength = 19_001  // odd: each is padded by a byte
+        let tail = B.tailOffset(entries: small.count + texts + 1)
+        var values: [UInt8] = []
+        var entries = small
+        for index in 0..<texts {
+            entries.append(B.entry(0x010E + index, 2, textLength, B.le32(tail + values.count)))
+            values += [UInt8](repeating: UInt8(ascii: "t"), count: textLength - 1) + [0, 0]
+        }
+        let exifIFD = tail + values.count
+        entries.append(B.entry(0x8769, 4, 1, B.le32(exifIFD)))
+        let date = Array("2025:06:07 08:09:10".utf8) + [0]
+        let exif = B.le16(1) + B.entry(0x9003, 2, 20, B.le32(exifIFD + 18)) + B.le32(0) + date
+        let metadata = try MetadataReader.read(bytes: B.tiff(entries, tail: values + exif), name: "many-tags.tif")
+        XCTAssertEqual(metadata.dateTimeOriginal, "2025:06:07 08:09:10", "\(metadata.warnings)")
+        XCTAssertFalse(metadata.warnings.contains { $0.contains("past end of buffer") || $0.contains("block too large") },
+                       "\(metadata.warnings)")
     }
 
     /// Before, a signed value with its reference was negated twice: 50 m above sea level.
