@@ -4,6 +4,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case locked(path: String, holder: String?)
     /// A `--wait` for the lock ended by a signal before the lock was free.
     case waitInterrupted(path: String)
+    /// The file system gives no locks at all (NFS without a lock service: ENOLCK).
+    case cannotLock(path: String, reason: String)
     case notADirectory(path: String)
     /// A file where the library keeps a folder of its own (originals/, .tmp/).
     case fileInTheWay(path: String)
@@ -21,6 +23,9 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
         case .locked(let path, let holder):
             let who = holder.map { " (\($0))" } ?? ""
             return "library \(path) is in use by another shoebox process\(who); wait for it to finish, or pass --wait to queue behind it"
+        case .cannotLock(let path, let reason):
+            return "cannot lock \(path): \(reason); the library's file system gives no locks (NFS without a lock service?): "
+                + "keep the library on a local disk, or enable file locking there"
         case .waitInterrupted(let path):
             return "interrupted while waiting for library \(path) to be free; nothing was done"
         case .notADirectory(let path):

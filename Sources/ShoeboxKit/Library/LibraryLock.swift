@@ -23,10 +23,10 @@ public final class LibraryLock {
         let operation = (mode == .exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
         while flock(fd, operation) != 0 {
             let code = errno
+            if code == EINTR { continue }
             guard code == EWOULDBLOCK else {
-                // No lock to be had at all (NFS without a lock service: ENOLCK).
                 close(fd)
-                throw LibraryError.notWritable(path: layout.root, reason: "cannot lock \(path): \(String(cString: strerror(code)))")
+                throw LibraryError.cannotLock(path: path, reason: String(cString: strerror(code)))
             }
             guard wait else {
                 let holder = Self.describeHolder(fd)

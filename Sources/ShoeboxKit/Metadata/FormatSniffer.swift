@@ -6,11 +6,16 @@ public enum FormatSniffer {
     public static let prefixLength = 64
 
     /// The format of the file at `path` from its first bytes; nil when it cannot be read.
+    /// nil for anything but a regular file: opening a FIFO without O_NONBLOCK would wait for a writer.
     static func sniff(fileAt path: String) -> ImageFormat? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let prefix = try? handle.read(upToCount: prefixLength) else { return nil }
-        return sniff(prefix)
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var prefix = [UInt8](repeating: 0, count: prefixLength)
+        let count = pread(fd, &prefix, prefixLength, 0)
+        return count > 0 ? sniff(prefix.prefix(count)) : nil
     }
 
     public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8 {

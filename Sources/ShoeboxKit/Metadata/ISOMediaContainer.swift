@@ -98,7 +98,9 @@ enum ISOMediaContainer {
             guard size <= source.size - offset else { return nil }
             offset += size
         }
-        warnings.append("more than \(maximumBoxes) top-level boxes: those after byte \(offset) were not read (\(wanted) not found)")
+        if offset + 8 <= source.size {
+            warnings.append("more than \(maximumBoxes) top-level boxes: those after byte \(offset) were not read (\(wanted) not found)")
+        }
         return nil
     }
 
@@ -124,6 +126,9 @@ enum ISOMediaContainer {
             }
             result.append(Box(type: type, payload: offset + headerLength..<offset + size))
             offset += size
+        }
+        if result.count == maximumBoxes && offset + 8 <= range.upperBound {
+            warnings.append("more than \(maximumBoxes) boxes in one ISO box: the rest were not read")
         }
         return result
     }

@@ -56,7 +56,9 @@ enum PNGContainer {
             }
             offset = dataOffset + length + 4  // data and CRC
             if index == maximumChunks - 1 {
-                contents.warnings.append("PNG has more than \(maximumChunks) chunks: those after byte \(offset) were not read (EXIF there is missed)")
+                contents.warnings.append(offset + 8 <= source.size
+                    ? "PNG has more than \(maximumChunks) chunks: those after byte \(offset) were not read (EXIF there is missed)"
+                    : "PNG ends at byte \(offset) without an IEND chunk (file truncated)")
             }
         }
         return finish(contents, rawProfile)

@@ -28,14 +28,6 @@ public enum PhotoFileFinder {
         return result
     }
 
-    /// Photos under `directory`, sorted by path, recursing into subfolders.
-    public static func photos(under directory: String) -> [String] {
-        var visited = Set<FolderIdentity>()
-        var result = Expansion()
-        collectPhotos(under: directory, visited: &visited, into: &result)
-        return result.paths
-    }
-
     /// A folder's device and inode: a folder reached twice (symbolic link cycles) is walked once.
     struct FolderIdentity: Hashable {
         var device: UInt64
@@ -48,32 +40,51 @@ public enum PhotoFileFinder {
         guard stat(directory, &info) == 0,
               visited.insert(FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { return }
         let base = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
-        // opendir first, for the reason FileManager's error would bury.
-        guard let stream = opendir(base) else {
-            result.unreadableFolders.append(UnlistedFolder(path: base, code: errno))
-            return
-        }
-        closedir(stream)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+        guard let names = listing(base, into: &result) else { return }
         var entered = true
         for name in names.sorted() where !name.hasPrefix(".") {
             let path = base + "/" + name
-            var entry = stat()
-            guard stat(path, &entry) == 0 else {
-                // A dangling symbolic link is nothing to read; any other failure means the
-                // folder can be listed but not entered.
-                if errno != ENOENT && entered {
+            var link = stat()
+            guard lstat(path, &link) == 0 else {
+                // Listed but not to be looked at: the folder cannot be entered.
+                let code = errno
+                if code != ENOENT && entered {
                     entered = false
-                    result.unreadableFolders.append(UnlistedFolder(path: base, code: errno))
+                    result.unreadableFolders.append(UnlistedFolder(path: base, code: code))
                 }
                 continue
             }
+            // Symbolic links are followed; a dangling or looping one is nothing to read.
+            var entry = link
+            if (link.st_mode & S_IFMT) == S_IFLNK, stat(path, &entry) != 0 { continue }
             switch entry.st_mode & S_IFMT {
             case S_IFDIR: collectPhotos(under: path, visited: &visited, into: &result)
             case S_IFREG where looksLikePhoto(path): result.paths.append(path)
             default: continue
             }
         }
+    }
+
+    /// The names in `folder` (UTF-8 ones: the path type cannot carry others), or nil after
+    /// noting why the folder cannot be listed.
+    private static func listing(_ folder: String, into result: inout Expansion) -> [String]? {
+        guard let stream = opendir(folder) else {
+            result.unreadableFolders.append(UnlistedFolder(path: folder, code: errno))
+            return nil
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else { break }
+            let bytes = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if let name = String(validating: bytes, as: UTF8.self), name != ".", name != ".." { names.append(name) }
+        }
+        if errno != 0 {
+            result.unreadableFolders.append(UnlistedFolder(path: folder, code: errno))
+            return nil
+        }
+        return names
     }
 
     static func looksLikePhoto(_ path: String) -> Bool {

@@ -40,12 +40,13 @@ enum DirectoryWalker {
             for name in entries {
                 let child = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
                 var info = stat()
-                guard withCString(root + [UInt8(ascii: "/")] + child, { lstat($0, &info) }) == 0 else {
+                let code = withCString(root + [UInt8(ascii: "/")] + child) { lstat($0, &info) == 0 ? 0 : errno }
+                guard code == 0 else {
                     // Gone since the listing: nothing to see. Otherwise the folder can be listed
                     // but not entered (read without search permission): its entries are unseen.
-                    if errno != ENOENT && entered {
+                    if code != ENOENT && entered {
                         entered = false
-                        unreadable.append(UnreadableFolder(relativePath: relative, code: errno))
+                        unreadable.append(UnreadableFolder(relativePath: relative, code: code))
                     }
                     continue
                 }
@@ -61,7 +62,13 @@ enum DirectoryWalker {
 
     /// The names in `folder`, or nil and the `errno` of the failure.
     private static func names(in folder: [UInt8]) -> (names: [[UInt8]]?, code: Int32) {
-        guard let stream = withCString(folder, { opendir($0) }) else { return (nil, errno) }
+        var code: Int32 = 0
+        let opened = withCString(folder) { path in
+            let stream = opendir(path)
+            if stream == nil { code = errno }
+            return stream
+        }
+        guard let stream = opened else { return (nil, code) }
         defer { closedir(stream) }
         var names: [[UInt8]] = []
         while true {

@@ -13,6 +13,10 @@ public struct UnlistedFolder: Sendable, Equatable, Codable {
     init(path: String, code: Int32) {
         self.path = path
         reason = String(cString: strerror(code))
-        advice = code == EACCES || code == EPERM ? "fix its permissions" : "check the disk (dmesg, fsck)"
+        switch code {
+        case EACCES, EPERM: advice = "fix its permissions"
+        case EIO: advice = "check the disk (dmesg, fsck)"
+        default: advice = "check the folder"
+        }
     }
 }

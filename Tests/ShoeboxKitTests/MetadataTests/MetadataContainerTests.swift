@@ -74,6 +74,10 @@ final class MetadataContainerTests: XCTestCase {
         XCTAssertTrue(metadata.warnings.contains { $0.hasPrefix("PNG has more than 100000 chunks") }, "\(metadata.warnings)")
         let fewer = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ihdr + filler.dropLast(24) + exif + chunk("IEND", [])
         XCTAssertEqual(try MetadataReader.read(bytes: fewer, name: "fewer.png").make, "Late", "just under the limit it is read")
+        let cut = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ihdr + filler.dropLast(12)
+        let warnings = try MetadataReader.read(bytes: cut, name: "cut.png").warnings
+        XCTAssertFalse(warnings.contains { $0.contains("more than") }, "nothing was left unread: \(warnings)")
+        XCTAssertTrue(warnings.contains { $0.contains("without an IEND chunk") }, "\(warnings)")
     }
 
     func testPNGRawProfileTextChunks() throws {

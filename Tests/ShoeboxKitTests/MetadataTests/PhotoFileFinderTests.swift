@@ -14,6 +14,9 @@ final class PhotoFileFinderTests: XCTestCase {
         // No photo extension, but PNG bytes: found by its first bytes.
         try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: root.appendingPathComponent("b/download"))
         try files.createSymbolicLink(atPath: root.appendingPathComponent("b/c/loop").path, withDestinationPath: root.path)
+        // Not folders that cannot be read: a link to itself (ELOOP) and one to nothing.
+        try files.createSymbolicLink(atPath: root.appendingPathComponent("b/self").path, withDestinationPath: "self")
+        try files.createSymbolicLink(atPath: root.appendingPathComponent("b/gone.jpg").path, withDestinationPath: "nowhere.jpg")
         let found = PhotoFileFinder.expand([root.path + "/", root.appendingPathComponent("missing.jpg").path])
         XCTAssertEqual(found.unreadableFolders, [])
         XCTAssertEqual(found.paths, [
@@ -35,8 +38,10 @@ final class PhotoFileFinderTests: XCTestCase {
             done.signal()
         }
         guard done.wait(timeout: .now() + 10) == .success else {
-            // Let the stuck walk go on: a writer that opens the FIFO ends its wait.
-            if let writer = FileHandle(forWritingAtPath: root.appendingPathComponent("pipe").path) { try? writer.close() }
+            // Let a walk stuck in the FIFO's open go on: a writer ends its wait (without
+            // waiting itself when nothing reads: ENXIO).
+            let writer = open(root.appendingPathComponent("pipe").path, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
             return XCTFail("the walk waited on the FIFO")
         }
         XCTAssertEqual(found.current, [root.path + "/a.png"])
