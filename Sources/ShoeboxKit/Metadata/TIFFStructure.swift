@@ -25,8 +25,10 @@ enum TIFFStructure {
         var byteCount: Int
     }
 
+    /// The IFDs of the compact block, in its order.
+    static let groupNames = ["IFD0", "ExifIFD", "GPS", "Interop", "IFD1"]
     /// The IFD names reported by `inspect --all`; SubIFDs are read for the pixel size only.
-    static let reportedGroups: Set<String> = ["IFD0", "ExifIFD", "GPS", "Interop", "IFD1"]
+    static let reportedGroups = Set(groupNames)
 
     struct Entry {
         var tag: UInt16
@@ -402,8 +404,6 @@ enum TIFFStructure {
             return value
         }
     }
-
-    static let groupNames = ["IFD0", "ExifIFD", "GPS", "Interop", "IFD1"]
 
     /// Without the pointers to other IFDs (rewritten by `write`) and the tags it drops.
     static func clean(_ entries: [Entry]) -> [Entry] {
