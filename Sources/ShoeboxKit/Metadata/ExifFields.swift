@@ -66,7 +66,9 @@ struct ExifFields {
         var altitude = number("GPS", 0x0006)
         // The references decide the sign, also for a value some writer stored signed already
         // (SRATIONAL -50 with "below sea level" is 50 m below, not 50 m above).
-        if let metres = altitude, let reference = number("GPS", 0x0005), reference == 1 { altitude = -abs(metres) }
+        // The reference is a BYTE; some writers store it as the text "1".
+        let belowSeaLevel = number("GPS", 0x0005) == 1 || text("GPS", 0x0005) == "1"
+        if let metres = altitude, belowSeaLevel { altitude = -abs(metres) }
         return GPSPosition(latitude: south ? -abs(latitude) : latitude, longitude: west ? -abs(longitude) : longitude, altitude: altitude)
     }
 

@@ -217,7 +217,13 @@ enum TIFFStructure {
                     warnings.append("\(name) tag 0x\(String(tag, radix: 16)) points outside the data (\(length) bytes at \(valueOffset)); skipped")
                     continue
                 }
-                if length > TIFFStructure.maximumValueSize { continue }
+                if length > TIFFStructure.maximumValueSize {
+                    // Listed by inspect --all as not decoded (dropped tags are listed above).
+                    if !TIFFStructure.droppedTags.contains(tag), TIFFStructure.reportedGroups.contains(name) {
+                        omitted.append(Omitted(group: name, tag: tag, count: Int(components), value: nil, byteCount: length))
+                    }
+                    continue
+                }
                 if tag == TIFFStructure.subIFDs {
                     // Read now, for the pixel size; never written into the compact block.
                     guard let data = try source.exactly(at: valueOffset, count: length) else { continue }

@@ -94,6 +94,24 @@ final class MetadataBrokenInputTests: XCTestCase {
         XCTAssertEqual(metadata.modifyDate, "no")
     }
 
+    /// Before, a value over 24 KiB vanished from --all without a trace, and an altitude
+    /// reference written as the text "1" was read as above sea level.
+    func testAHugeValueIsListedAndATextAltitudeReferenceCounts() throws {
+        typealias B = EXIFBytes
+        let tail = B.tailOffset(entries: 2)
+        let huge = [UInt8](repeating: UInt8(ascii: "h"), count: 30_000)
+        let gpsIFD = tail + huge.count
+        let values = gpsIFD + 2 + 6 * 12 + 4
+        let gps = B.le16(6) + B.entry(1, 2, 2, Array("N".utf8) + [0]) + B.entry(2, 5, 3, B.le32(values))
+            + B.entry(3, 2, 2, Array("E".utf8) + [0]) + B.entry(4, 5, 3, B.le32(values + 24))
+            + B.entry(5, 2, 2, Array("1".utf8) + [0]) + B.entry(6, 5, 1, B.le32(values + 48)) + B.le32(0)
+            + B.rationals([(31, 1), (0, 1), (0, 1)]) + B.rationals([(35, 1), (0, 1), (0, 1)]) + B.rationals([(75, 2)])
+        let tiff = B.tiff([B.entry(0x010E, 2, huge.count, B.le32(tail)), B.entry(0x8825, 4, 1, B.le32(gpsIFD))], tail: huge + gps)
+        let metadata = try MetadataReader.read(bytes: tiff, name: "huge.tif", includeAllTags: true)
+        XCTAssertEqual(metadata.tags.first { $0.name == "ImageDescription" }?.value, "(30000 bytes, not decoded)")
+        XCTAssertEqual(metadata.gps?.altitude, -37.5, "\(metadata.warnings)")
+    }
+
     func testZeroByteFile() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("empty.jpg")
         XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: Data()))
