@@ -33,12 +33,14 @@ final class ThumbnailSizeTests: XCTestCase {
 
 final class ThumbnailRendererShrinkTests: XCTestCase {
     func testJPEGShrinkKeepsAtLeastTheNeededPixels() {
-        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 256.0 / 4000), 8)
-        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 1024.0 / 4000), 2, "1/4 would give 1000 < 1024 pixels")
-        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.25), 4)
-        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.2), 4)
-        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.6), 1)
-        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 1), 1)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 256.0 / 4000, width: 4000, height: 3000), 8)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 1024.0 / 4000, width: 4000, height: 3000), 2, "1/4 would give 1000 < 1024 pixels")
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.25, width: 4000, height: 3000), 4)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.2, width: 4000, height: 3000), 4)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 0.6, width: 4000, height: 3000), 1)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 1, width: 4000, height: 3000), 1)
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 256.0 / 5000, width: 3, height: 5000), 2, "a 3-pixel side allows 2 at most")
+        XCTAssertEqual(ThumbnailRenderer.jpegShrink(for: 256.0 / 5000, width: 5000, height: 1), 1)
     }
 
     func testTimestampsAreISO8601UTC() {

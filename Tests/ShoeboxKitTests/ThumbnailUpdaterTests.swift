@@ -261,6 +261,23 @@ final class ThumbnailUpdaterTests: XCTestCase {
         XCTAssertFalse(library.exists("thumbnails/64/2024/05/01/truncated.jpg.jpg"))
     }
 
+    /// Before, libvips aborted the whole process ("bad dimensions") on a 3×5000 strip: the
+    /// JPEG shrink-on-load factor (4 or 8) left its short side no pixel, on every rerun.
+    func testAStripNarrowerThanTheJPEGShrinkFactorIsThumbnailed() throws {
+        let library = try TestLibrary(self)
+        let path = "originals/2024/02/02/strip.jpg"
+        _ = try ImageFixtures.run(ImageFixtures.convert, ["-size", "3x5000", "gradient:red-blue", try library.prepare(path)])
+        try library.add(path)
+        for format in [ThumbnailFormat.jpeg, .webp] {
+            let (summary, _) = try update(library, ThumbnailOptions(sizes: [.init(width: 100, height: 100), .init(width: 256, height: 256)],
+                                                                     format: format, force: true))
+            XCTAssertEqual(summary.made, 2, "\(format)")
+            let thumb = library.root + "/thumbnails/256/2024/02/02/strip.jpg." + format.fileExtension
+            XCTAssertEqual(try ImageFixtures.size(thumb).1, 256, "\(format)")
+            XCTAssertEqual(try ImageFixtures.size(thumb).0, 1, "never less than a pixel wide")
+        }
+    }
+
     func testEmbeddedICCProfileIsConvertedToSRGB() throws {
         let library = try TestLibrary(self)
         let path = "originals/2024/01/01/p3.jpg"

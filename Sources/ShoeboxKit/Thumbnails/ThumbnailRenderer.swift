@@ -62,9 +62,12 @@ struct ThumbnailRenderer {
     }
 
     /// The largest JPEG DCT scale-down (8, 4, 2 or 1) that still leaves at
-    /// least the pixels needed for `scale`.
-    static func jpegShrink(for scale: Double) -> Int32 {
-        for shrink in [8, 4, 2] where Double(shrink) * scale <= 1.0 + 1e-9 { return Int32(shrink) }
+    /// least the pixels needed for `scale`, and at least a pixel on each side:
+    /// libvips aborts the process on a 3×5000 strip shrunk by 4 ("bad dimensions").
+    static func jpegShrink(for scale: Double, width: Int, height: Int) -> Int32 {
+        for shrink in [8, 4, 2] where Double(shrink) * scale <= 1.0 + 1e-9 && shrink <= min(width, height) {
+            return Int32(shrink)
+        }
         return 1
     }
 
@@ -115,7 +118,7 @@ struct ThumbnailRenderer {
         let icc: Int32 = source.hasICC ? 1 : 0
         let status = source.isJPEG
             ? shim_vips_thumbnail_jpeg(source.file, &thumbnail, Int32(width), Int32(height), crop, icc,
-                                       Self.jpegShrink(for: scale))
+                                       Self.jpegShrink(for: scale, width: source.width, height: source.height))
             : shim_vips_thumbnail_srgb(source.file, &thumbnail, Int32(width), Int32(height), crop, icc)
         guard status == 0, let thumbnail else {
             throw ThumbnailError.decodeFailed(path: source.name, reason: VipsRuntime.takeError())
