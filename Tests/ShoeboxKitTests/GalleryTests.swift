@@ -79,6 +79,34 @@ final class GalleryTests: XCTestCase {
         }
     }
 
+    private func record(_ size: String, width: Int, format: String = "jpeg", settings: String) -> ThumbnailRecord {
+        ThumbnailRecord(originalSHA256: "aa", size: size, path: "thumbnails/\(size)/p.jpg.\(format)", format: format,
+                        width: width, height: width / 2, bytes: 1, createdAt: "2024-01-01T00:00:00Z", settings: settings)
+    }
+
+    /// Before, a srcset mixed a 3:1 crop (--fit cover) with the whole picture at other widths.
+    func testASrcsetHoldsOnePictureMadeOneWay() {
+        let inside = "jpeg q80 inside stripped r2", cover = "jpeg q80 cover stripped r2"
+        let chosen = GalleryBuilder.choose([
+            record("256", width: 256, settings: inside), record("300x100", width: 300, settings: cover),
+            record("1024", width: 600, settings: inside),
+        ])
+        XCTAssertEqual(chosen?.map(\.size), ["256", "1024"], "the set with more sizes, never mixed")
+    }
+
+    /// Before, thumbnails made with --keep-metadata (GPS inside) were linked from a page made without --gps.
+    func testThumbnailsKeepingMetadataAreUsedOnlyWithGPS() throws {
+        let original = OriginalRecord(sha256: "aa", path: "originals/2024/01/01/p.jpg", bytes: 1, contentType: "image/jpeg",
+                                      addedAt: "2024-01-01T00:00:00Z")
+        let thumbnails = [record("256", width: 256, settings: "jpeg q80 inside keep-metadata r2"),
+                          record("1024", width: 1024, settings: "jpeg q80 inside keep-metadata r2"),
+                          record("256", width: 256, format: "webp", settings: "webp q80 inside stripped r2")]
+        let plain = GalleryBuilder.sections(originals: [original], thumbnails: thumbnails, allowMetadata: false) { _ in true }
+        XCTAssertEqual(plain.first?.items.first?.thumbnails.map(\.format), ["webp"])
+        let withGPS = GalleryBuilder.sections(originals: [original], thumbnails: thumbnails, allowMetadata: true) { _ in true }
+        XCTAssertEqual(withGPS.first?.items.first?.thumbnails.map(\.size), ["256", "1024"])
+    }
+
     func testCameraNameDoesNotRepeatTheMake() {
         func camera(_ make: String?, _ model: String?) -> String? {
             GalleryItem(original: OriginalRecord(sha256: "a", path: "originals/x.jpg", bytes: 1, contentType: "image/jpeg",

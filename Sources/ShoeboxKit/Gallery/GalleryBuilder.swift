@@ -4,11 +4,13 @@ public enum GalleryBuilder {
     /// Formats in order of preference when an original has thumbnails in several.
     static let formatPreference = ["jpeg", "webp", "avif"]
 
-    /// Originals without a usable thumbnail (per `exists`) are left out.
+    /// Originals without a usable thumbnail (per `exists`) are left out. Without
+    /// `allowMetadata`, thumbnails made with --keep-metadata (GPS inside) are not used.
     public static func sections(
-        originals: [OriginalRecord], thumbnails: [ThumbnailRecord], exists: (String) -> Bool
+        originals: [OriginalRecord], thumbnails: [ThumbnailRecord], allowMetadata: Bool, exists: (String) -> Bool
     ) -> [GallerySection] {
-        let bySHA = Dictionary(grouping: thumbnails.filter { exists($0.path) }, by: \.originalSHA256)
+        let usable = thumbnails.filter { (allowMetadata || !keepsMetadata($0)) && exists($0.path) }
+        let bySHA = Dictionary(grouping: usable, by: \.originalSHA256)
         var byDay: [String?: [GalleryItem]] = [:]
         for original in originals {
             guard let chosen = choose(bySHA[original.sha256] ?? []) else { continue }
@@ -30,13 +32,23 @@ public enum GalleryBuilder {
         }
     }
 
-    /// One format's thumbnails, narrowest first, one per width.
+    /// Thumbnails made with --keep-metadata carry the original's EXIF, GPS included.
+    static func keepsMetadata(_ thumbnail: ThumbnailRecord) -> Bool {
+        thumbnail.settings?.split(separator: " ").contains("keep-metadata") ?? false
+    }
+
+    /// Thumbnails made alike (one format, fit and quality: one picture at several
+    /// resolutions, as a srcset needs), narrowest first, one per width. Among sets, the
+    /// preferred format wins, then the set with the most sizes.
     static func choose(_ thumbnails: [ThumbnailRecord]) -> [ThumbnailRecord]? {
-        let formats = Set(thumbnails.map(\.format))
-        guard let format = formatPreference.first(where: formats.contains) ?? formats.sorted().first else { return nil }
+        let sets = Dictionary(grouping: thumbnails) { $0.settings ?? $0.format }
+        func rank(_ set: (key: String, value: [ThumbnailRecord])) -> (Int, Int, String) {
+            let format = formatPreference.firstIndex(of: set.value[0].format) ?? formatPreference.count
+            return (format, -Set(set.value.map(\.width)).count, set.key)
+        }
+        guard let best = sets.min(by: { rank($0) < rank($1) })?.value else { return nil }
         var seenWidths = Set<Int>()
-        return thumbnails.filter { $0.format == format }
-            .sorted { ($0.width, $0.path) < ($1.width, $1.path) }
+        return best.sorted { ($0.width, $0.path) < ($1.width, $1.path) }
             .filter { seenWidths.insert($0.width).inserted }
     }
 }

@@ -52,7 +52,7 @@ public struct GalleryWriter {
         try refuseLibraryFolders(output)
         let originals = try catalog.allOriginals()
         let root = libraryRoot
-        let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails()) {
+        let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails(), allowMetadata: showGPS) {
             FileManager.default.fileExists(atPath: root + "/" + $0)
         }
         do {
