@@ -120,7 +120,8 @@ public struct LibraryVerifier: Sendable {
                   file.modified < original.modified else { return nil }
             return VerifyProblem(
                 kind: .thumbnailStale, path: thumbnail.path, sha256: thumbnail.originalSHA256,
-                detail: "older than its original \(originalPath); `shoebox thumbs` remakes it")
+                detail: "older than its original \(originalPath), which was touched or changed since; "
+                    + "`shoebox thumbs` remakes it if the original still holds its recorded bytes")
         }
     }
 
