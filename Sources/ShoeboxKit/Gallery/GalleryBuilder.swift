@@ -9,7 +9,9 @@ public enum GalleryBuilder {
     public static func sections(
         originals: [OriginalRecord], thumbnails: [ThumbnailRecord], allowMetadata: Bool, exists: (String) -> Bool
     ) -> [GallerySection] {
-        let usable = thumbnails.filter { (allowMetadata || !keepsMetadata($0)) && exists($0.path) }
+        let usable = thumbnails.filter {
+            (allowMetadata || !ThumbnailOptions.keepsMetadata(settings: $0.settings)) && exists($0.path)
+        }
         let bySHA = Dictionary(grouping: usable, by: \.originalSHA256)
         var byDay: [String?: [GalleryItem]] = [:]
         for original in originals {
@@ -30,11 +32,6 @@ public enum GalleryBuilder {
             }
             return GallerySection(day: day, items: items)
         }
-    }
-
-    /// Thumbnails made with --keep-metadata carry the original's EXIF, GPS included.
-    static func keepsMetadata(_ thumbnail: ThumbnailRecord) -> Bool {
-        thumbnail.settings?.split(separator: " ").contains("keep-metadata") ?? false
     }
 
     /// Thumbnails made alike (one format, fit and quality: one picture at several

@@ -68,23 +68,12 @@ public enum PhotoFileFinder {
     /// The names in `folder` (UTF-8 ones: the path type cannot carry others), or nil after
     /// noting why the folder cannot be listed.
     private static func listing(_ folder: String, into result: inout Expansion) -> [String]? {
-        guard let stream = opendir(folder) else {
-            result.unreadableFolders.append(UnlistedFolder(path: folder, code: errno))
+        let listed = DirectoryWalker.names(in: Array(folder.utf8))
+        guard let names = listed.names else {
+            result.unreadableFolders.append(UnlistedFolder(path: folder, code: listed.code))
             return nil
         }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while true {
-            errno = 0
-            guard let entry = readdir(stream) else { break }
-            let bytes = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if let name = String(validating: bytes, as: UTF8.self), name != ".", name != ".." { names.append(name) }
-        }
-        if errno != 0 {
-            result.unreadableFolders.append(UnlistedFolder(path: folder, code: errno))
-            return nil
-        }
-        return names
+        return names.compactMap { String(validating: $0, as: UTF8.self) }
     }
 
     static func looksLikePhoto(_ path: String) -> Bool {

@@ -60,8 +60,8 @@ enum DirectoryWalker {
         return unreadable
     }
 
-    /// The names in `folder`, or nil and the `errno` of the failure.
-    private static func names(in folder: [UInt8]) -> (names: [[UInt8]]?, code: Int32) {
+    /// The names in `folder` (without "." and ".."), or nil and the `errno` of the failure.
+    static func names(in folder: [UInt8]) -> (names: [[UInt8]]?, code: Int32) {
         var code: Int32 = 0
         let opened = withCString(folder) { path in
             let stream = opendir(path)

@@ -23,6 +23,11 @@ public struct ThumbnailOptions: Sendable {
         "\(format.rawValue) q\(quality) \(fit.rawValue) \(keepMetadata ? "keep-metadata" : "stripped") r2"
     }
 
+    /// Whether thumbnails made with `settings` kept the original's metadata (GPS included).
+    public static func keepsMetadata(settings: String?) -> Bool {
+        settings?.split(separator: " ").contains("keep-metadata") ?? false
+    }
+
     public static let defaultSizes = [ThumbnailSize(width: 256, height: 256), ThumbnailSize(width: 1024, height: 1024)]
     public static let defaultMaxPixels = 250_000_000
 
