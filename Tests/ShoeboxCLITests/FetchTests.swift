@@ -497,6 +497,50 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(sent["X-Empty"], "", "curl's 'Name;' sends the header empty")
     }
 
+    func testPasswordInAURLIsSentButNeverRecordedOrShown() throws {
+        func withCredentials(_ url: String, _ userinfo: String) -> String {
+            url.replacingOccurrences(of: "http://127.0.0.1", with: "http://\(userinfo)@127.0.0.1")
+        }
+        let plain = server.url("/photo/cred?seed=cred")
+        let listed = withCredentials(plain, "alice:s3cret")
+        let target = withCredentials(server.url("/photo/cred-target?seed=credt"), "bob:hunter2")
+        let redirecting = server.url("/redirect-to/cred-redirect?to=") + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let invalid = "ftp://carol:pw3@127.0.0.1/x.jpg"
+        let output = try runner.fetch([listed, redirecting, invalid])
+        XCTAssertEqual(output.status, 1, "the ftp line fails: \(output.stderr)")
+
+        let sent = try JSONDecoder().decode([String: String].self, from: server.get("/_headers/cred"))
+        XCTAssertEqual(sent["Authorization"], "Basic " + Data("alice:s3cret".utf8).base64EncodedString(), "the request still carries the password")
+        let recorded = withCredentials(plain, "alice")
+        XCTAssertEqual(output.outcome(recorded), "stored", output.stdout)
+        XCTAssertEqual(output.record(recorded)?["final_url"] as? String, recorded)
+        XCTAssertEqual(output.outcome(redirecting), "stored", output.stdout)
+        let redirectedTo = withCredentials(server.url("/photo/cred-target?seed=credt"), "bob")
+        XCTAssertEqual(output.record(redirecting)?["final_url"] as? String, redirectedTo)
+        let catalog = try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+        XCTAssertEqual(try catalog.source(url: redirecting)?.finalURL, redirectedTo, "where the redirect led, without bob's password")
+        XCTAssertEqual(output.outcome("ftp://carol@127.0.0.1/x.jpg"), "failed", output.stdout)
+
+        // (bob's password is in the query of the redirecting URL itself: not a secret there.)
+        let secrets = ["s3cret", "pw3"]
+        for secret in secrets {
+            XCTAssertFalse(output.stdout.contains(secret) || output.stderr.contains(secret), "\(secret) shown:\n\(output.stdout)\n\(output.stderr)")
+        }
+        let files = FileManager.default.enumerator(atPath: runner.library.path)?.allObjects as? [String] ?? []
+        XCTAssertTrue(files.contains("catalog.sqlite") && files.contains("journal.jsonl"), "\(files)")
+        for file in files {
+            guard let bytes = FileManager.default.contents(atPath: runner.library.appendingPathComponent(file).path) else { continue }
+            for secret in secrets {
+                XCTAssertNil(bytes.range(of: Data(secret.utf8)), "\(file) keeps \(secret)")
+            }
+        }
+
+        // The next run finds the URL, password and all, under its recorded form: no request.
+        let again = try runner.fetch([listed])
+        XCTAssertEqual(again.outcome(recorded), "skipped", again.stdout)
+        XCTAssertEqual(try server.requestTimes("cred").count, 1)
+    }
+
     func testInternationalHostNameThroughResolve() throws {
         // bücher.test is never looked up: --resolve pins its ASCII form to the fixture server,
         // so the fetch works only if the name was converted (under any locale).

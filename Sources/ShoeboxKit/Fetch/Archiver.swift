@@ -37,7 +37,7 @@ final class Archiver {
 
     /// Adds one finished transfer to the batch.
     func accept(_ transfer: CompletedTransfer) throws {
-        var result = FetchResult(url: transfer.request.item.url, origin: transfer.request.item.origin, outcome: .failed, attempts: transfer.attempts)
+        var result = FetchResult(url: transfer.request.item.recordedURL, origin: transfer.request.item.origin, outcome: .failed, attempts: transfer.attempts)
         result.finalURL = transfer.finalURL
         result.httpStatus = transfer.httpStatus
         result.contentType = transfer.contentType
@@ -178,7 +178,7 @@ final class Archiver {
     /// Reports a transfer the run could not record (it stopped on `error`), dropping its file.
     func reportUnrecorded(_ transfer: CompletedTransfer, because error: Error) {
         if case .received(let file, _, _, _) = transfer.body { store.discard(file) }
-        var result = FetchResult(url: transfer.request.item.url, origin: transfer.request.item.origin, outcome: .failed, attempts: transfer.attempts)
+        var result = FetchResult(url: transfer.request.item.recordedURL, origin: transfer.request.item.origin, outcome: .failed, attempts: transfer.attempts)
         result.finalURL = transfer.finalURL
         result.httpStatus = transfer.httpStatus
         result.reason = "not recorded: the run stopped (\(error))"

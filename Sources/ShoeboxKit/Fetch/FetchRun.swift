@@ -150,7 +150,7 @@ public final class FetchRun: @unchecked Sendable {
             if case .invalid(let origin, _, let reason) = entry { invalid.append("\(origin): \(reason)") }
         }
         for url in configuration.urls {
-            if case .invalid(let origin, _, let reason)? = URLListReader.parse(url, origin: "--url \(url)") {
+            if case .invalid(let origin, _, let reason)? = URLListReader.parse(url, origin: "--url \(URLValidator.withoutPassword(url))") {
                 invalid.append("\(origin): \(reason)")
             }
         }

@@ -35,7 +35,7 @@ struct RequestSource {
         while true {
             switch nextEntry() {
             case .entry(.invalid(let origin, let line, let reason)):
-                report(FetchResult(url: line, origin: origin, outcome: .failed, reason: reason))
+                report(FetchResult(url: URLValidator.withoutPassword(line), origin: origin, outcome: .failed, reason: reason))
             case .entry(.url(let item)):
                 guard seen.insert(item.identity) else {
                     countRepeat()
@@ -73,7 +73,7 @@ struct RequestSource {
 
     /// The transfer to run for an item, or nil when the library already has it (reported as skipped).
     private func request(for item: FetchItem) throws -> TransferRequest? {
-        guard catalogHasSources, let known = try catalog.source(url: item.url), let sha256 = known.sha256 else {
+        guard catalogHasSources, let known = try catalog.source(url: item.recordedURL), let sha256 = known.sha256 else {
             return TransferRequest(item: item)
         }
         if configuration.options.refresh {
@@ -83,7 +83,7 @@ struct RequestSource {
             }
             return TransferRequest(item: item, etag: known.etag, lastModified: known.lastModified)
         }
-        var result = FetchResult(url: item.url, origin: item.origin, outcome: .skipped, reason: "already in the library")
+        var result = FetchResult(url: item.recordedURL, origin: item.origin, outcome: .skipped, reason: "already in the library")
         result.finalURL = known.finalURL
         result.httpStatus = known.httpStatus
         result.sha256 = sha256

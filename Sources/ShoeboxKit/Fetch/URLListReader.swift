@@ -143,7 +143,7 @@ public final class URLListReader {
         if line.isEmpty || line.hasPrefix("#") { return nil }
         do {
             let validated = try URLValidator.validated(line)
-            return .url(FetchItem(url: line, origin: origin, identity: validated.identity))
+            return .url(FetchItem(url: line, origin: origin, identity: validated.identity, recordedURL: validated.recorded))
         } catch {
             return .invalid(origin: origin, line: line, reason: "\(error)")
         }

@@ -31,6 +31,9 @@ public enum URLValidator {
         /// sent), scheme and host in lower case, no default port, dot segments resolved.
         /// Two URLs with one identity are one download.
         public var identity: String
+        /// The URL as given, without a password in it (`user:password@`): what the
+        /// catalog, the journal and the output record. Only the request sees the password.
+        public var recorded: String
     }
 
     public static func validated(_ text: String) throws -> Validated {
@@ -54,10 +57,29 @@ public enum URLValidator {
         guard scheme == "http" || scheme == "https" else { throw Problem.unsupportedScheme(scheme) }
         guard let host = part(handle, CURLUPART_HOST), !host.isEmpty else { throw Problem.missingHost }
         let path = part(handle, CURLUPART_PATH) ?? "/"
+        let recorded = removePassword(handle) ?? text
         curl_url_set(handle, CURLUPART_FRAGMENT, nil, 0)
         curl_url_set(handle, CURLUPART_HOST, host.lowercased(), 0)
         let identity = part(handle, CURLUPART_URL, flags: UInt32(CURLU_NO_DEFAULT_PORT)) ?? text
-        return Validated(path: path, identity: identity)
+        return Validated(path: path, identity: identity, recorded: recorded)
+    }
+
+    /// `url` without the password in it, if any (for a URL libcurl reports, such as
+    /// where redirects ended); unchanged when it has none.
+    public static func withoutPassword(_ url: String) -> String {
+        guard url.contains("@"), let handle = curl_url() else { return url }
+        defer { curl_url_cleanup(handle) }
+        guard curl_url_set(handle, CURLUPART_URL, url, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK else { return url }
+        return removePassword(handle) ?? url
+    }
+
+    /// Takes the password out of the parsed URL and returns the URL without it;
+    /// nil when it had none. An empty user name goes too ("http://:pw@host" names no one).
+    private static func removePassword(_ handle: OpaquePointer) -> String? {
+        guard part(handle, CURLUPART_PASSWORD) != nil else { return nil }
+        curl_url_set(handle, CURLUPART_PASSWORD, nil, 0)
+        if part(handle, CURLUPART_USER)?.isEmpty ?? false { curl_url_set(handle, CURLUPART_USER, nil, 0) }
+        return part(handle, CURLUPART_URL)
     }
 
     private static func part(_ handle: OpaquePointer, _ which: CURLUPart, flags: UInt32 = 0) -> String? {

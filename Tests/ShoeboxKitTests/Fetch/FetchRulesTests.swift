@@ -258,6 +258,22 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertNotEqual(try identity("http://example.com/x?a=1"), try identity("http://example.com/x?a=2"))
     }
 
+    func testRecordedURLHasNoPassword() throws {
+        func recorded(_ url: String) throws -> String { try URLValidator.validated(url).recorded }
+        XCTAssertEqual(try recorded("http://alice:s3cret@example.com/a.jpg?q=1"), "http://alice@example.com/a.jpg?q=1")
+        XCTAssertEqual(try recorded("https://alice:@example.com/a.jpg"), "https://alice@example.com/a.jpg", "an empty password")
+        XCTAssertEqual(try recorded("http://:s3cret@example.com/a.jpg"), "http://example.com/a.jpg", "no user name left to keep")
+        XCTAssertEqual(try recorded("http://%61lice:p%40ss@example.com:8080/a.jpg"), "http://%61lice@example.com:8080/a.jpg")
+        // Without a password, the URL is kept as given, so earlier records still match.
+        for unchanged in ["HTTP://Example.COM/a/./b.jpg#x", "http://alice@example.com/a.jpg", "http://example.com/@2x/a.jpg"] {
+            XCTAssertEqual(try recorded(unchanged), unchanged)
+        }
+        XCTAssertEqual(try URLValidator.validated("http://alice:one@example.com/a.jpg").identity,
+                       try URLValidator.validated("http://alice:two@example.com/a.jpg").identity, "one resource, whatever the password")
+        XCTAssertEqual(URLValidator.withoutPassword("ftp://carol:pw3@example.com/x.jpg"), "ftp://carol@example.com/x.jpg")
+        XCTAssertEqual(URLValidator.withoutPassword("not a URL @ all"), "not a URL @ all")
+    }
+
     func testURLDeduplicator() {
         let seen = URLDeduplicator()
         XCTAssertTrue(seen.insert("http://a.test/1"))
