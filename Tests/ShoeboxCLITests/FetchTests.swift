@@ -506,7 +506,9 @@ final class FetchTests: XCTestCase {
         let target = withCredentials(server.url("/photo/cred-target?seed=credt"), "bob:hunter2")
         let redirecting = server.url("/redirect-to/cred-redirect?to=") + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let invalid = "ftp://carol:pw3@127.0.0.1/x.jpg"
-        let output = try runner.fetch([listed, redirecting, invalid])
+        let unparsable = "http://dave:pw4@127.0.0.1:99999/a b.jpg"
+        let overLong = "http://erin:pw5" + String(repeating: "x", count: 2 << 20) + "@127.0.0.1/x.jpg"
+        let output = try runner.fetch([listed, redirecting, invalid, unparsable, overLong])
         XCTAssertEqual(output.status, 1, "the ftp line fails: \(output.stderr)")
 
         let sent = try JSONDecoder().decode([String: String].self, from: server.get("/_headers/cred"))
@@ -522,7 +524,7 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(output.outcome("ftp://carol@127.0.0.1/x.jpg"), "failed", output.stdout)
 
         // (bob's password is in the query of the redirecting URL itself: not a secret there.)
-        let secrets = ["s3cret", "pw3"]
+        let secrets = ["s3cret", "pw3", "pw4", "pw5"]
         for secret in secrets {
             XCTAssertFalse(output.stdout.contains(secret) || output.stderr.contains(secret), "\(secret) shown:\n\(output.stdout)\n\(output.stderr)")
         }
@@ -534,6 +536,14 @@ final class FetchTests: XCTestCase {
                 XCTAssertNil(bytes.range(of: Data(secret.utf8)), "\(file) keeps \(secret)")
             }
         }
+
+        let strict = try runner.fetch([], ["--strict", "--url", "http://frank:pw6@127.0.0.1:99999/x.jpg", "--url", "#http://gina:pw7@h/x"])
+        XCTAssertEqual(strict.status, 2)
+        XCTAssertFalse(strict.stderr.contains("pw6") || strict.stderr.contains("pw7"), strict.stderr)
+        let strictList = try runner.fetch([unparsable], ["--strict"])
+        XCTAssertEqual(strictList.status, 2)
+        XCTAssertTrue(strictList.stderr.contains("dave@127.0.0.1") || strictList.stderr.contains(":1:"), strictList.stderr)
+        XCTAssertFalse(strictList.stderr.contains("pw4"), strictList.stderr)
 
         // The next run finds the URL, password and all, under its recorded form: no request.
         let again = try runner.fetch([listed])

@@ -41,7 +41,7 @@ public enum FetchCommand: Command {
         configuration.urls = arguments.values("url")
         // What a list would skip as blank or a comment is no URL here: a mistake on the command line.
         if let blank = configuration.urls.first(where: { URLListReader.parse($0, origin: "--url") == nil }) {
-            throw UsageError.invalidValue(option: "url", value: blank, expected: "a URL (blank lines and # comments belong in lists)")
+            throw UsageError.invalidValue(option: "url", value: URLValidator.withoutPassword(blank), expected: "a URL (blank lines and # comments belong in lists)")
         }
         configuration.strict = arguments.flag("strict")
         configuration.waitForLock = arguments.flag("wait")

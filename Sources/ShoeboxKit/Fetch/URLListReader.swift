@@ -21,7 +21,7 @@ public final class URLListReader {
             case .notText(let path, let what):
                 return "\(path) is \(what), not a text list of URLs; to fetch a single URL, give it with --url"
             case .cannotOpen(let path, let reason):
-                return "cannot open URL list \(path): \(reason); check the path ('-' reads the list from stdin)"
+                return "cannot open URL list \(path.contains("://") ? URLValidator.withoutPassword(path) : path): \(reason); check the path ('-' reads the list from stdin)"
             case .readFailed(let path, let reason):
                 return "cannot read URL list \(path): \(reason); nothing after the last line read was fetched"
             }
@@ -114,7 +114,7 @@ public final class URLListReader {
             let origin = "\(shown):\(lineNumber)"
             switch line {
             case .tooLong(let start, let bytes):
-                return .invalid(origin: origin, line: start + "…",
+                return .invalid(origin: origin, line: URLValidator.withoutPassword(start + "…", shortened: true),
                                 reason: "a line of \(bytes) bytes, longer than the \(reader.maxLineLength) a URL may have here; is this a list of URLs?")
             case .text(let text):
                 if let entry = Self.parse(lineNumber == 1 ? Self.droppingByteOrderMark(text) : text, origin: origin) {

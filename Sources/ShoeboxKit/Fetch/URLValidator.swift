@@ -31,8 +31,9 @@ public enum URLValidator {
         /// sent), scheme and host in lower case, no default port, dot segments resolved.
         /// Two URLs with one identity are one download.
         public var identity: String
-        /// The URL as given, without a password in it (`user:password@`): what the
-        /// catalog, the journal and the output record. Only the request sees the password.
+        /// What the catalog, the journal and the output record: the URL as given, or,
+        /// when it has a password (`user:password@`), as libcurl spells it without the
+        /// password. Only the request sees the password.
         public var recorded: String
     }
 
@@ -57,29 +58,45 @@ public enum URLValidator {
         guard scheme == "http" || scheme == "https" else { throw Problem.unsupportedScheme(scheme) }
         guard let host = part(handle, CURLUPART_HOST), !host.isEmpty else { throw Problem.missingHost }
         let path = part(handle, CURLUPART_PATH) ?? "/"
-        let recorded = removePassword(handle) ?? text
         curl_url_set(handle, CURLUPART_FRAGMENT, nil, 0)
         curl_url_set(handle, CURLUPART_HOST, host.lowercased(), 0)
+        // With the password: other credentials make another request.
         let identity = part(handle, CURLUPART_URL, flags: UInt32(CURLU_NO_DEFAULT_PORT)) ?? text
-        return Validated(path: path, identity: identity, recorded: recorded)
+        return Validated(path: path, identity: identity, recorded: withoutPassword(text))
     }
 
-    /// `url` without the password in it, if any (for a URL libcurl reports, such as
-    /// where redirects ended); unchanged when it has none.
-    public static func withoutPassword(_ url: String) -> String {
-        guard url.contains("@"), let handle = curl_url() else { return url }
+    /// `text` without the password of the URL in it, if any: a listed URL, where
+    /// redirects ended, or a line that is no valid URL (cut by hand: libcurl cannot
+    /// parse it). Unchanged when there is no password. `shortened`: the text is
+    /// the start of a longer line, so it may end inside a password, before the `@`.
+    public static func withoutPassword(_ text: String, shortened: Bool = false) -> String {
+        guard text.contains("@") || shortened else { return text }
+        guard let handle = curl_url() else { return cuttingPassword(text, shortened: shortened) }
         defer { curl_url_cleanup(handle) }
-        guard curl_url_set(handle, CURLUPART_URL, url, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK else { return url }
-        return removePassword(handle) ?? url
+        guard !shortened, curl_url_set(handle, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK else {
+            return cuttingPassword(text, shortened: shortened)
+        }
+        guard part(handle, CURLUPART_PASSWORD) != nil else { return text }
+        curl_url_set(handle, CURLUPART_PASSWORD, nil, 0)
+        // An empty user name goes too: "http://:pw@host" names no one.
+        if part(handle, CURLUPART_USER)?.isEmpty ?? false { curl_url_set(handle, CURLUPART_USER, nil, 0) }
+        return part(handle, CURLUPART_URL) ?? cuttingPassword(text, shortened: false)
     }
 
-    /// Takes the password out of the parsed URL and returns the URL without it;
-    /// nil when it had none. An empty user name goes too ("http://:pw@host" names no one).
-    private static func removePassword(_ handle: OpaquePointer) -> String? {
-        guard part(handle, CURLUPART_PASSWORD) != nil else { return nil }
-        curl_url_set(handle, CURLUPART_PASSWORD, nil, 0)
-        if part(handle, CURLUPART_USER)?.isEmpty ?? false { curl_url_set(handle, CURLUPART_USER, nil, 0) }
-        return part(handle, CURLUPART_URL)
+    /// The password cut out by hand: in the authority (after "scheme://", up to the
+    /// first `/`, `?` or `#`), from the first `:` before the last `@` up to that `@`.
+    /// A shortened text whose authority runs to its end and has no `@` loses
+    /// everything from its first `:` instead (a port, or the start of a password).
+    static func cuttingPassword(_ text: String, shortened: Bool) -> String {
+        let start = text.range(of: "://").map(\.upperBound) ?? text.startIndex
+        let end = text[start...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" })
+        let authority = text[start..<(end ?? text.endIndex)]
+        guard let at = authority.lastIndex(of: "@") else {
+            guard shortened, end == nil, let colon = authority.firstIndex(of: ":") else { return text }
+            return String(text[..<colon]) + "…"
+        }
+        guard let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<colon]) + String(text[at...])
     }
 
     private static func part(_ handle: OpaquePointer, _ which: CURLUPart, flags: UInt32 = 0) -> String? {

@@ -268,10 +268,22 @@ final class FetchRulesTests: XCTestCase {
         for unchanged in ["HTTP://Example.COM/a/./b.jpg#x", "http://alice@example.com/a.jpg", "http://example.com/@2x/a.jpg"] {
             XCTAssertEqual(try recorded(unchanged), unchanged)
         }
-        XCTAssertEqual(try URLValidator.validated("http://alice:one@example.com/a.jpg").identity,
-                       try URLValidator.validated("http://alice:two@example.com/a.jpg").identity, "one resource, whatever the password")
+        XCTAssertNotEqual(try URLValidator.validated("http://alice:wrong@example.com/a.jpg").identity,
+                          try URLValidator.validated("http://alice:right@example.com/a.jpg").identity,
+                          "other credentials are another request, not a repeat")
         XCTAssertEqual(URLValidator.withoutPassword("ftp://carol:pw3@example.com/x.jpg"), "ftp://carol@example.com/x.jpg")
-        XCTAssertEqual(URLValidator.withoutPassword("not a URL @ all"), "not a URL @ all")
+        // Text libcurl cannot parse loses its password by hand.
+        XCTAssertEqual(URLValidator.withoutPassword("http://alice:s3cret@127.0.0.1:99999/a b.jpg"), "http://alice@127.0.0.1:99999/a b.jpg")
+        XCTAssertEqual(URLValidator.withoutPassword("alice:s3cret@host/x"), "alice@host/x")
+        XCTAssertEqual(URLValidator.withoutPassword("http://alice:s3:cr@et@/x?a@b"), "http://alice@/x?a@b", "the last @ of the authority")
+        XCTAssertEqual(URLValidator.withoutPassword("#http://alice:s3cret@h/x"), "#http://alice@h/x")
+        for unchanged in ["not a URL @ all", "/lists/me@2x.txt", "http://host/a:b@c"] {
+            XCTAssertEqual(URLValidator.withoutPassword(unchanged), unchanged)
+        }
+        // The start of an over-long line may end inside the password.
+        XCTAssertEqual(URLValidator.withoutPassword("http://alice:TOKEN_abcdef…", shortened: true), "http://alice…")
+        XCTAssertEqual(URLValidator.withoutPassword("http://alice:pw@host/aaaa…", shortened: true), "http://alice@host/aaaa…")
+        XCTAssertEqual(URLValidator.withoutPassword("http://host/aaaa:bbb…", shortened: true), "http://host/aaaa:bbb…")
     }
 
     func testURLDeduplicator() {
