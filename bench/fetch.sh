@@ -6,8 +6,9 @@
 #
 #   bash bench/fetch.sh [ROUNDS]        (default 3 rounds per tool and set)
 #
-# Sets: "small" (1,000 small JPEGs), "big" (12-megapixel JPEGs with EXIF+GPS),
-# and a 100,000-URL list for shoebox's peak RSS. Work files go to bench/work/.
+# Sets: "small" (1,000 small JPEGs), "big" (200 12-megapixel JPEGs with EXIF+GPS,
+# about 1 GB; its first 40 are also timed alone), and a 100,000-URL list for
+# shoebox's peak RSS. Work files go to bench/work/ (about 1.2 GB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
