@@ -46,7 +46,7 @@ public enum FileNameSanitizer {
 
     public static func sanitize(_ name: String) -> String? {
         var scalars = String.UnicodeScalarView()
-        for scalar in name.precomposedStringWithCanonicalMapping.unicodeScalars {
+        for scalar in name.canonicallyComposed.unicodeScalars {
             // A run of dots becomes one: no name holds "..", even away from its start.
             if scalar == ".", scalars.last == "." { continue }
             scalars.append(isAllowed(scalar) ? scalar : "_")

@@ -9,6 +9,6 @@ import Foundation
 /// collation rules.
 public enum CaseFoldedPath {
     public static func fold(_ path: String) -> String {
-        path.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
+        path.canonicallyComposed.lowercased().canonicallyComposed
     }
 }
