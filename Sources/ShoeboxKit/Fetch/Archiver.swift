@@ -55,13 +55,13 @@ final class Archiver {
             result.outcome = .rejected
             result.reason = "empty body"
         case .notModified:
-            try recordUnchanged(&result, &source)
+            try recordUnchanged(transfer.request.item, &result, &source)
         case .received(let file, let sha256, let bytes, let prefix):
             try archive(file, sha256: sha256, bytes: bytes, prefix: prefix, transfer: transfer, &result, &source)
         }
         source.outcome = result.outcome
         source.reason = result.reason
-        if source.sha256 == nil, let existing = try catalog.source(url: source.url), existing.sha256 != nil {
+        if source.sha256 == nil, let existing = try catalog.source(of: transfer.request.item), existing.sha256 != nil {
             // A failed refresh keeps the record of the archived copy.
         } else {
             sources.append(source)
@@ -69,9 +69,9 @@ final class Archiver {
         results.append(result)
     }
 
-    private func recordUnchanged(_ result: inout FetchResult, _ source: inout SourceRecord) throws {
+    private func recordUnchanged(_ item: FetchItem, _ result: inout FetchResult, _ source: inout SourceRecord) throws {
         result.outcome = .unchanged
-        guard let previous = try catalog.source(url: result.url), let sha256 = previous.sha256,
+        guard let previous = try catalog.source(of: item), let sha256 = previous.sha256,
               let original = try catalog.original(sha256: sha256) else {
             result.outcome = .failed
             result.reason = "server answered 304 Not Modified but the library has no copy of this URL; run without --refresh"
@@ -106,7 +106,7 @@ final class Archiver {
         if let existing = try discarding(file, onError: { try catalog.original(sha256: sha256) }) {
             // --refresh (with no validator to send, or a server that ignores them): the same
             // bytes again for this URL.
-            let previous = try discarding(file) { try catalog.source(url: result.url) }
+            let previous = try discarding(file) { try catalog.source(of: transfer.request.item) }
             result.outcome = previous?.sha256 == sha256 ? .unchanged : .duplicate
             fill(&result, with: existing)
             try restoreIfMissing(existing, from: file, &result)

@@ -73,7 +73,7 @@ struct RequestSource {
 
     /// The transfer to run for an item, or nil when the library already has it (reported as skipped).
     private func request(for item: FetchItem) throws -> TransferRequest? {
-        guard catalogHasSources, let known = try catalog.source(url: item.recordedURL), let sha256 = known.sha256 else {
+        guard catalogHasSources, let known = try catalog.source(of: item), let sha256 = known.sha256 else {
             return TransferRequest(item: item)
         }
         if configuration.options.refresh {
@@ -84,7 +84,7 @@ struct RequestSource {
             return TransferRequest(item: item, etag: known.etag, lastModified: known.lastModified)
         }
         var result = FetchResult(url: item.recordedURL, origin: item.origin, outcome: .skipped, reason: "already in the library")
-        result.finalURL = known.finalURL
+        result.finalURL = known.finalURL.map { URLValidator.withoutPassword($0) }
         result.httpStatus = known.httpStatus
         result.sha256 = sha256
         if let original = try catalog.original(sha256: sha256) {

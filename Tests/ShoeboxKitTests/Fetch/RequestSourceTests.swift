@@ -45,4 +45,42 @@ final class RequestSourceTests: XCTestCase {
         XCTAssertEqual(source.readError as? CatalogError, FailingLookups().error)
         XCTAssertTrue(reported.isEmpty)
     }
+
+    /// Versions before the password was cut recorded the whole URL: such a URL is still
+    /// known (skipped, without a request), and shown without its password.
+    func testAURLRecordedWithItsPasswordByAnEarlierVersionIsSkipped() throws {
+        let folder = NSTemporaryDirectory() + "request-source-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let layout = LibraryLayout(root: folder + "/library")
+        let store = try LocalOriginalStore(layout: layout)
+        let catalog = try SQLiteCatalog(path: layout.catalog)
+        let sha256 = String(repeating: "ab", count: 32)
+        let legacy = "http://alice:s3cret@127.0.0.1:9/a.jpg"
+        try catalog.insertOriginal(OriginalRecord(sha256: sha256, path: "originals/2024/01/02/a.jpg", bytes: 10,
+                                                  contentType: "image/jpeg", addedAt: "2024-01-02T00:00:00Z"))
+        try catalog.upsertSource(SourceRecord(url: legacy, finalURL: legacy, sha256: sha256, httpStatus: 200,
+                                              fetchedAt: "2024-01-02T00:00:00Z", outcome: .stored))
+        let list = folder + "/list.txt"
+        try "\(legacy)\nhttp://alice:other@127.0.0.1:9/b.jpg\n".write(toFile: list, atomically: true, encoding: .utf8)
+        var reported: [FetchResult] = []
+        var source = RequestSource(
+            configuration: FetchRun.Configuration(layout: layout), lists: [list], catalog: catalog, store: store,
+            report: { reported.append($0) }, countRepeat: {}, onInput: {})
+        defer { source.stop() }
+        var requested: [String] = []
+        while true {
+            switch source.next() {
+            case .waiting: Thread.sleep(forTimeInterval: 0.01)
+            case .request(let request): requested.append(request.item.url)
+            case .end:
+                XCTAssertEqual(requested, ["http://alice:other@127.0.0.1:9/b.jpg"], "only the URL the catalog does not know")
+                XCTAssertEqual(reported.map(\.outcome), [.skipped])
+                XCTAssertEqual(reported.first?.url, "http://alice@127.0.0.1:9/a.jpg")
+                XCTAssertEqual(reported.first?.finalURL, "http://alice@127.0.0.1:9/a.jpg")
+                XCTAssertEqual(reported.first?.path, "originals/2024/01/02/a.jpg")
+                return
+            }
+        }
+    }
 }
