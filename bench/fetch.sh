@@ -8,7 +8,7 @@
 #
 # Sets: "small" (1,000 small JPEGs), "big" (200 12-megapixel JPEGs with EXIF+GPS,
 # about 1 GB; its first 40 are also timed alone), and a 100,000-URL list for
-# shoebox's peak RSS. Work files go to bench/work/ (about 1.2 GB).
+# shoebox's peak RSS. Work files go to bench/work/ (about 2.6 GB at the peak).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}

@@ -537,18 +537,35 @@ final class FetchTests: XCTestCase {
             }
         }
 
-        let strict = try runner.fetch([], ["--strict", "--url", "http://frank:pw6@127.0.0.1:99999/x.jpg", "--url", "#http://gina:pw7@h/x"])
+        let strict = try runner.fetch([], ["--strict", "--url", "http://frank:pw6@127.0.0.1:99999/x.jpg"])
         XCTAssertEqual(strict.status, 2)
-        XCTAssertFalse(strict.stderr.contains("pw6") || strict.stderr.contains("pw7"), strict.stderr)
-        let strictList = try runner.fetch([unparsable], ["--strict"])
-        XCTAssertEqual(strictList.status, 2)
-        XCTAssertTrue(strictList.stderr.contains("dave@127.0.0.1") || strictList.stderr.contains(":1:"), strictList.stderr)
-        XCTAssertFalse(strictList.stderr.contains("pw4"), strictList.stderr)
+        XCTAssertTrue(strict.stderr.contains("--url http://frank@127.0.0.1:99999/x.jpg"), strict.stderr)
+        XCTAssertFalse(strict.stderr.contains("pw6"), strict.stderr)
+        let comment = try runner.fetch([], ["--url", "#http://gina:pw7@h/x"])
+        XCTAssertEqual(comment.status, 2)
+        XCTAssertTrue(comment.stderr.contains("#http://gina@h/x"), comment.stderr)
+        XCTAssertFalse(comment.stderr.contains("pw7"), comment.stderr)
 
         // The next run finds the URL, password and all, under its recorded form: no request.
         let again = try runner.fetch([listed])
         XCTAssertEqual(again.outcome(recorded), "skipped", again.stdout)
         XCTAssertEqual(try server.requestTimes("cred").count, 1)
+    }
+
+    func testAFailureWithAnotherPasswordKeepsTheRecordOfTheStoredCopy() throws {
+        let path = "/auth/pair?seed=pair&user=alice&password=right&delay=0.05"
+        func with(_ userinfo: String) -> String {
+            server.url(path).replacingOccurrences(of: "http://127.0.0.1", with: "http://\(userinfo)@127.0.0.1")
+        }
+        // Two requests (other credentials), one record: the later 401 must not replace the copy's.
+        let output = try runner.fetch([with("alice:right"), with("alice:wrong")])
+        XCTAssertEqual(output.status, 1, output.stderr)
+        XCTAssertEqual(output.records.compactMap { $0["outcome"] as? String }.sorted(), ["failed", "stored"], output.stdout)
+        let catalog = try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+        XCTAssertNotNil(try catalog.source(url: with("alice"))?.sha256, "the record names the stored copy")
+        let again = try runner.fetch([with("alice:right")])
+        XCTAssertEqual(again.outcome(with("alice")), "skipped", again.stdout)
+        XCTAssertEqual(try server.requestTimes("pair").count, 2)
     }
 
     func testInternationalHostNameThroughResolve() throws {

@@ -61,12 +61,19 @@ final class Archiver {
         }
         source.outcome = result.outcome
         source.reason = result.reason
-        if source.sha256 == nil, let existing = try catalog.source(of: transfer.request.item), existing.sha256 != nil {
+        if source.sha256 == nil, try hasCopy(source.url, transfer.request.item) {
             // A failed refresh keeps the record of the archived copy.
         } else {
             sources.append(source)
         }
         results.append(result)
+    }
+
+    /// Whether a record of `url` names a copy: in the catalog, or in this batch (the
+    /// same URL with another password, fetched in this run).
+    private func hasCopy(_ url: String, _ item: FetchItem) throws -> Bool {
+        if sources.contains(where: { $0.url == url && $0.sha256 != nil }) { return true }
+        return try catalog.source(of: item)?.sha256 != nil
     }
 
     private func recordUnchanged(_ item: FetchItem, _ result: inout FetchResult, _ source: inout SourceRecord) throws {

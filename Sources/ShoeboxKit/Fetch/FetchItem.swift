@@ -13,6 +13,6 @@ public struct FetchItem: Sendable, Equatable {
         self.url = url
         self.origin = origin
         self.identity = identity ?? url
-        self.recordedURL = recordedURL ?? url
+        self.recordedURL = recordedURL ?? URLValidator.withoutPassword(url)
     }
 }

@@ -83,19 +83,15 @@ public enum URLValidator {
         return part(handle, CURLUPART_URL) ?? cuttingPassword(text, shortened: false)
     }
 
-    /// The password cut out by hand: in the authority (after "scheme://", up to the
-    /// first `/`, `?` or `#`), from the first `:` before the last `@` up to that `@`.
-    /// A shortened text whose authority runs to its end and has no `@` loses
-    /// everything from its first `:` instead (a port, or the start of a password).
-    static func cuttingPassword(_ text: String, shortened: Bool) -> String {
+    /// The password cut out by hand from text libcurl cannot parse, erring on the side
+    /// of cutting too much (the text is no URL anyway): a password may hold `/`, `?`
+    /// or `#` unencoded, so everything from the first `:` after "scheme://" up to the
+    /// text's last `@` goes; in a shortened text, everything from that `:` on.
+    private static func cuttingPassword(_ text: String, shortened: Bool) -> String {
         let start = text.range(of: "://").map(\.upperBound) ?? text.startIndex
-        let end = text[start...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" })
-        let authority = text[start..<(end ?? text.endIndex)]
-        guard let at = authority.lastIndex(of: "@") else {
-            guard shortened, end == nil, let colon = authority.firstIndex(of: ":") else { return text }
-            return String(text[..<colon]) + "…"
-        }
-        guard let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        guard let colon = text[start...].firstIndex(of: ":") else { return text }
+        if shortened { return String(text[..<colon]) + "…" }
+        guard let at = text[colon...].lastIndex(of: "@") else { return text }
         return String(text[..<colon]) + String(text[at...])
     }
 

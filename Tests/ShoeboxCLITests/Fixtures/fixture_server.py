@@ -21,6 +21,7 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /trickle/KEY?seconds=S                          a photo whose body takes S seconds to arrive
   /partial/KEY                                    206 with half of a photo (no Range was asked)
   /cut-headers/KEY?times=1                        closes inside the headers `times` times, then a photo
+  /auth/KEY?user=U&password=P&delay=S              a photo for Basic U:P, else (after S seconds) 401
   /_log/KEY    JSON: request times (monotonic seconds) seen for KEY
   /_sent/KEY   JSON: body bytes actually written for KEY
   /_headers/KEY  JSON: the request headers last seen for KEY
@@ -153,6 +154,15 @@ class Handler(BaseHTTPRequestHandler):
             getattr(self, "route_" + kind.replace("-", "_"), self.route_missing)(key, q)
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def route_auth(self, key, q):
+        self.note(key)
+        expected = "Basic " + base64.b64encode(f"{q.get('user', '')}:{q.get('password', '')}".encode()).decode()
+        if self.headers.get("Authorization") == expected:
+            self.send_body(200, self.photo_bytes(key, q))
+        else:
+            time.sleep(float(q.get("delay", "0")))
+            self.send_body(401, b"who are you?", "text/plain", {"WWW-Authenticate": 'Basic realm="test"'})
 
     def route_missing(self, key, q):
         self.send_body(404, b"not found", "text/plain")

@@ -275,15 +275,20 @@ final class FetchRulesTests: XCTestCase {
         // Text libcurl cannot parse loses its password by hand.
         XCTAssertEqual(URLValidator.withoutPassword("http://alice:s3cret@127.0.0.1:99999/a b.jpg"), "http://alice@127.0.0.1:99999/a b.jpg")
         XCTAssertEqual(URLValidator.withoutPassword("alice:s3cret@host/x"), "alice@host/x")
-        XCTAssertEqual(URLValidator.withoutPassword("http://alice:s3:cr@et@/x?a@b"), "http://alice@/x?a@b", "the last @ of the authority")
+        XCTAssertEqual(URLValidator.withoutPassword("http://alice:s3:cr@et@/x?a@b"), "http://alice@b", "up to the last @: too much rather than too little")
+        for separator in ["/", "?", "#"] {
+            XCTAssertEqual(URLValidator.withoutPassword("http://alice:pa\(separator)ss@127.0.0.1:1/x.jpg"), "http://alice@127.0.0.1:1/x.jpg",
+                           "a password holding \(separator)")
+        }
         XCTAssertEqual(URLValidator.withoutPassword("#http://alice:s3cret@h/x"), "#http://alice@h/x")
         for unchanged in ["not a URL @ all", "/lists/me@2x.txt", "http://host/a:b@c"] {
             XCTAssertEqual(URLValidator.withoutPassword(unchanged), unchanged)
         }
         // The start of an over-long line may end inside the password.
         XCTAssertEqual(URLValidator.withoutPassword("http://alice:TOKEN_abcdef…", shortened: true), "http://alice…")
-        XCTAssertEqual(URLValidator.withoutPassword("http://alice:pw@host/aaaa…", shortened: true), "http://alice@host/aaaa…")
-        XCTAssertEqual(URLValidator.withoutPassword("http://host/aaaa:bbb…", shortened: true), "http://host/aaaa:bbb…")
+        XCTAssertEqual(URLValidator.withoutPassword("http://alice:p@ss…", shortened: true), "http://alice…", "an @ inside the password")
+        XCTAssertEqual(URLValidator.withoutPassword("http://alice:pw@host/aaaa…", shortened: true), "http://alice…")
+        XCTAssertEqual(URLValidator.withoutPassword("http://host/aaaa…", shortened: true), "http://host/aaaa…")
     }
 
     func testURLDeduplicator() {

@@ -61,6 +61,9 @@ final class RequestSourceTests: XCTestCase {
                                                   contentType: "image/jpeg", addedAt: "2024-01-02T00:00:00Z"))
         try catalog.upsertSource(SourceRecord(url: legacy, finalURL: legacy, sha256: sha256, httpStatus: 200,
                                               fetchedAt: "2024-01-02T00:00:00Z", outcome: .stored))
+        // A later failure under the new form (another password, say) names no copy: the old record still counts.
+        try catalog.upsertSource(SourceRecord(url: "http://alice@127.0.0.1:9/a.jpg", httpStatus: 401,
+                                              fetchedAt: "2024-02-03T00:00:00Z", outcome: .failed))
         let list = folder + "/list.txt"
         try "\(legacy)\nhttp://alice:other@127.0.0.1:9/b.jpg\n".write(toFile: list, atomically: true, encoding: .utf8)
         var reported: [FetchResult] = []
