@@ -35,6 +35,9 @@ ExifContent *shim_exif_data_ifd(ExifData *data, ExifIfd ifd) {
 int shim_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
+int shim_renameat_noreplace(const char *from, int to_folder, const char *to_name) {
+    return renameat2(AT_FDCWD, from, to_folder, to_name, RENAME_NOREPLACE);
+}
 int shim_set_direct_io(int fd, int on) {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0) return -1;

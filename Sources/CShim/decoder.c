@@ -17,6 +17,9 @@ struct shim_decoder {
     int kind;
     int started;      /* some input was taken */
     int raw_deflate;  /* "deflate" sent without its zlib wrapper (old servers) */
+    int ended;        /* the stream (for gzip: the last member so far) reached its end */
+    int has_pending;  /* gzip: a lone 0x1f after a member's end, held to see if 0x8b follows */
+    unsigned char pending;
     z_stream zlib;
     BrotliDecoderState *brotli;
 };
@@ -53,15 +56,63 @@ static int run_brotli(shim_decoder *decoder, const unsigned char **in, size_t *i
     BrotliDecoderResult result = BrotliDecoderDecompressStream(decoder->brotli, in_left, in, &room, &next_out, NULL);
     *out_len = (size_t)(next_out - out);
     switch (result) {
-    case BROTLI_DECODER_RESULT_SUCCESS: return 2;
+    case BROTLI_DECODER_RESULT_SUCCESS:
+        decoder->ended = 1;
+        return *in_left > 0 ? 3 : 2;
     case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: return 1;
     case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT: return 0;
     default: return -1;
     }
 }
 
+/* After a gzip member's end: another member (RFC 1952 2.2: 1f 8b) starts a fresh
+ * inflate; anything else is data after the end of the stream. The two magic bytes
+ * may arrive in two reads, so a lone 0x1f is held. Returns 0 when the next member
+ * started (or more input is needed to tell), 2 when no input is left, 3 for trailing data. */
+static int next_gzip_member(shim_decoder *decoder, const unsigned char **in, size_t *in_left) {
+    if (*in_left == 0) return 2;
+    if (!decoder->has_pending) {
+        if ((*in)[0] != 0x1f) return 3;
+        if (*in_left == 1) {
+            decoder->has_pending = 1;
+            decoder->pending = 0x1f;
+            *in += 1;
+            *in_left -= 1;
+            return 2;
+        }
+        if ((*in)[1] != 0x8b) return 3;
+        inflateReset(&decoder->zlib);
+        decoder->ended = 0;
+        return 0;
+    }
+    if ((*in)[0] != 0x8b) return 3;
+    /* The held 0x1f is the new member's first byte: hand it to inflate first. */
+    z_stream *z = &decoder->zlib;
+    inflateReset(z);
+    unsigned char first = decoder->pending, sink[1];
+    z->next_in = &first;
+    z->avail_in = 1;
+    z->next_out = sink;
+    z->avail_out = sizeof sink;
+    if (inflate(z, Z_NO_FLUSH) != Z_OK || z->avail_in != 0) return -1;
+    decoder->has_pending = 0;
+    decoder->ended = 0;
+    return 0;
+}
+
 static int run_zlib(shim_decoder *decoder, const unsigned char **in, size_t *in_left, unsigned char *out, size_t *out_len) {
     z_stream *z = &decoder->zlib;
+    if (decoder->ended) {
+        if (decoder->kind != KIND_GZIP) {
+            *out_len = 0;
+            return *in_left > 0 ? 3 : 2;
+        }
+        int next = next_gzip_member(decoder, in, in_left);
+        if (next != 0) {
+            *out_len = 0;
+            return next;
+        }
+    }
     uInt offered = *in_left > UINT_MAX ? UINT_MAX : (uInt)*in_left;
     z->next_in = (unsigned char *)*in;
     z->avail_in = offered;
@@ -82,12 +133,11 @@ static int run_zlib(shim_decoder *decoder, const unsigned char **in, size_t *in_
     *out_len = (size_t)(z->next_out - out);
     if (used > 0) decoder->started = 1;
     if (status == Z_STREAM_END) {
-        /* A gzip body may hold several members one after the other (RFC 1952 2.2). */
-        if (decoder->kind == KIND_GZIP && *in_left >= 2 && (*in)[0] == 0x1f && (*in)[1] == 0x8b) {
-            inflateReset(z);
-            return *out_len == 0 ? run_zlib(decoder, in, in_left, out, out_len) : 1;
-        }
-        return 2;
+        decoder->ended = 1;
+        if (*in_left == 0) return 2;
+        /* More input: for gzip perhaps the next member (RFC 1952 2.2), decided on the next call. */
+        if (decoder->kind == KIND_GZIP) return *out_len == 0 ? run_zlib(decoder, in, in_left, out, out_len) : 1;
+        return *out_len == 0 ? 3 : 1;
     }
     if (status == Z_BUF_ERROR) return z->avail_out == 0 ? 1 : 0;
     if (status != Z_OK) return -1;
@@ -95,5 +145,9 @@ static int run_zlib(shim_decoder *decoder, const unsigned char **in, size_t *in_
 }
 
 int shim_decoder_run(shim_decoder *decoder, const unsigned char **in, size_t *in_left, unsigned char *out, size_t *out_len) {
+    if (decoder->brotli && decoder->ended) {
+        *out_len = 0;
+        return *in_left > 0 ? 3 : 2;
+    }
     return decoder->brotli ? run_brotli(decoder, in, in_left, out, out_len) : run_zlib(decoder, in, in_left, out, out_len);
 }

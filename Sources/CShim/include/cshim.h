@@ -47,13 +47,16 @@ shim_decoder *shim_decoder_new(const char *encoding);
 // Decodes from *in (*in_left bytes, both advanced past what was used) into `out`, whose capacity is *out_len on
 // entry and which holds *out_len decoded bytes on return. Returns 0 when all input was used and more is needed,
 // 1 when `out` is full (call again, with the remaining input or none), 2 when the compressed stream has ended
-// (bytes after it are left in *in), -1 when the data is corrupt.
+// with all input used (a gzip body may still go on with another member: call again with more input),
+// 3 when input follows the end of the stream (left in *in: data after the end), -1 when the data is corrupt.
 int shim_decoder_run(shim_decoder *decoder, const unsigned char **in, size_t *in_left, unsigned char *out, size_t *out_len);
 void shim_decoder_free(shim_decoder *decoder);
 
 // ---- Library (storage) ----
 // renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing a file.
 int shim_rename_noreplace(const char *from, const char *to);
+// The same into the folder open as `to_folder` (no path walk: no symbolic link followed there).
+int shim_renameat_noreplace(const char *from, int to_folder, const char *to_name);
 // Sets (on != 0) or clears O_DIRECT on an open descriptor; -1 when the file
 // system refuses it (tmpfs...).
 int shim_set_direct_io(int fd, int on);

@@ -16,7 +16,12 @@ public enum FetchCommand: Command {
             OptionSpec("stall-timeout", .value("SECS"), help: "Abort a transfer that receives nothing for this long.", default: "30"),
             OptionSpec("retries", .value("N"), help: "Retries after connection errors, stalls, truncated or partial bodies, 408, 429, 500, 502, 503 and 504.", default: "3"),
             OptionSpec("max-retry-wait", .value("SECS"), help: "Longest wait before a retry, even if Retry-After asks more.", default: "120"),
-            OptionSpec("max-size", .value("SIZE"), help: "Largest body accepted (K, M, G or T suffix).", default: "200M"),
+            OptionSpec("max-size", .value("SIZE"), help: "Largest body accepted (K, M, G or T suffix), decoded and as sent.", default: "200M"),
+            OptionSpec("speed-limit", .value("BYTES"), help: "Abort (and retry) a transfer slower than this many bytes a second over --speed-time; 0: no limit.", default: "512"),
+            OptionSpec("speed-time", .value("SECS"), help: "How long a transfer may stay below --speed-limit.", default: "30"),
+            OptionSpec("max-time", .value("SECS"), help: "Abort (and retry) a request that takes longer than this in all; 0: no limit.", default: "0"),
+            OptionSpec("secret-header", .values("NAME"), help: "A header that carries credentials: like Authorization and Cookie, never sent after a redirect to another scheme, host or port."),
+            OptionSpec("allow-unproven-end", help: "Store a body whose end cannot be proven (connection closed, no length, a format without end marker) with a possibly-truncated warning, instead of failing it."),
             OptionSpec("user-agent", .value("TEXT"), help: "User-Agent header.", default: "shoebox/\(Shoebox.version)"),
             OptionSpec("header", short: "H", .values("'NAME: VALUE'"), help: "An extra request header."),
             OptionSpec("cacert", .value("FILE"), help: "Verify HTTPS servers against the CA certificates in FILE (PEM), not the system's."),
@@ -82,6 +87,14 @@ public enum FetchCommand: Command {
             }
             options.maxSize = size
         }
+        options.speedLimit = try arguments.integer("speed-limit", default: options.speedLimit, in: 0...(1 << 40))
+        options.speedTime = try arguments.seconds("speed-time", default: options.speedTime, in: 1...86400)
+        options.maxTime = try arguments.seconds("max-time", default: options.maxTime, in: 0...(86400 * 30))
+        for name in arguments.values("secret-header") where !FetchOptions.isHeaderName(name) {
+            throw UsageError.invalidValue(option: "secret-header", value: name, expected: "a header name such as X-Api-Key")
+        }
+        options.secretHeaders = arguments.values("secret-header")
+        options.allowUnprovenEnd = arguments.flag("allow-unproven-end")
         if let agent = arguments.value("user-agent") { options.userAgent = agent }
         for header in arguments.values("header") where !FetchOptions.isHeader(header) {
             throw UsageError.invalidValue(option: "header", value: header, expected: "'Name: value'")

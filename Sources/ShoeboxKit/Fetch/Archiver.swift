@@ -39,6 +39,7 @@ final class Archiver {
     func accept(_ transfer: CompletedTransfer) throws {
         var result = FetchResult(url: transfer.request.item.recordedURL, origin: transfer.request.item.origin, outcome: .failed, attempts: transfer.attempts)
         result.finalURL = transfer.finalURL
+        result.warnings += transfer.warnings
         result.httpStatus = transfer.httpStatus
         result.contentType = transfer.contentType
         var source = SourceRecord(

@@ -21,4 +21,6 @@ public struct CompletedTransfer: Sendable {
     public let etag: String?
     public let lastModified: String?
     public let finalURL: String?
+    /// Said of the transfer, for the result (a body stored although its end is unproven).
+    public var warnings: [String] = []
 }

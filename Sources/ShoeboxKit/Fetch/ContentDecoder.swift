@@ -15,8 +15,20 @@ final class ContentDecoder {
     private let decoder: OpaquePointer
     private static let outputCapacity = 64 << 10
     private let output: UnsafeMutablePointer<UInt8>
-    /// True once the compressed stream's end was decoded.
+    /// True while the compressed stream's end was decoded and nothing has followed
+    /// (for gzip, another member may still follow and clear it).
     private(set) var isComplete = false
+
+    /// What one call to `decode` did with its input.
+    enum Progress: Equatable {
+        /// All of it was taken; more may follow.
+        case more
+        /// `deliver` refused a decoded piece.
+        case refused
+        /// Bytes follow the end of the compressed stream: the body is complete and the
+        /// rest is not read (an endless tail would otherwise run on for ever).
+        case dataAfterEnd
+    }
 
     /// nil for `identity` (nothing to decode); throws for a coding it cannot decode.
     init?(contentEncoding header: String) throws {
@@ -37,21 +49,30 @@ final class ContentDecoder {
         output.deallocate()
     }
 
-    /// Decodes `data`, handing each decoded piece to `deliver` (false stops: returns false).
-    func decode(_ data: UnsafeRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
-        guard !isComplete, let base = data.baseAddress else { return true }
+    /// Decodes `data`, handing each decoded piece to `deliver`. Every gzip member is
+    /// decoded, whichever reads its boundaries fall in.
+    func decode(_ data: UnsafeRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Bool) throws -> Progress {
+        guard let base = data.baseAddress, !data.isEmpty else { return .more }
         var input: UnsafePointer<UInt8>? = base.assumingMemoryBound(to: UInt8.self)
         var left = data.count
         while true {
             var produced = Self.outputCapacity
             let status = shim_decoder_run(decoder, &input, &left, output, &produced)
-            if produced > 0 && !deliver(UnsafeRawBufferPointer(start: output, count: produced)) { return false }
+            if produced > 0 {
+                isComplete = false
+                if !deliver(UnsafeRawBufferPointer(start: output, count: produced)) { return .refused }
+            }
             switch status {
             case 2:
-                isComplete = true  // bytes after the end of the stream are ignored, as browsers do
-                return true
+                isComplete = true
+                return .more
+            case 3:
+                isComplete = true
+                return .dataAfterEnd
             case 1: continue
-            case 0 where left == 0: return true
+            case 0 where left == 0:
+                isComplete = false
+                return .more
             case 0: continue
             default: throw Failure.corrupt(coding: coding)
             }

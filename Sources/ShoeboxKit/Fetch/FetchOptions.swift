@@ -9,6 +9,12 @@ public struct FetchOptions: Sendable {
     public var connectTimeout: Double = 10
     /// A transfer that receives nothing for this long is aborted (and retried).
     public var stallTimeout: Double = 30
+    /// A transfer slower than this many bytes a second for `speedTime` seconds is aborted
+    /// (and retried): a server trickling a byte at a time cannot hold a transfer for ever. 0: off.
+    public var speedLimit = 512
+    public var speedTime: Double = 30
+    /// The longest one request may take in all, in seconds; 0: no limit.
+    public var maxTime: Double = 0
     /// Retries after connection errors, stalls, truncation, 408/429/5xx.
     public var retries = 3
     /// The longest wait before a retry, even when Retry-After asks for more.
@@ -20,12 +26,20 @@ public struct FetchOptions: Sendable {
     public var userAgent = "shoebox/\(Shoebox.version)"
     /// Extra request headers, "Name: value".
     public var headers: [String] = []
+    /// Names of headers (besides Authorization, Cookie and Proxy-Authorization) that carry
+    /// credentials: none of them is sent after a redirect to another scheme, host or port.
+    public var secretHeaders: [String] = []
+    /// Headers that carry credentials whatever the user says.
+    public static let credentialHeaders = ["authorization", "cookie", "proxy-authorization"]
     /// A PEM file of CA certificates to verify HTTPS servers against, instead of the system's.
     public var caCertificates: String?
     /// "HOST:PORT:ADDRESS": connect to ADDRESS for HOST:PORT instead of looking HOST up
     /// (curl's --resolve); URLs, the Host header and TLS names keep HOST. HOST is the
     /// name as sent: an international name in its ASCII (xn--) form.
     public var resolve: [String] = []
+    /// Store a body whose end cannot be proven (closed connection, format without an end
+    /// marker) with a `possibly-truncated` warning, instead of failing it.
+    public var allowUnprovenEnd = false
     /// Revalidate archived URLs with If-None-Match / If-Modified-Since instead of skipping them.
     public var refresh = false
 
@@ -41,6 +55,9 @@ public struct FetchOptions: Sendable {
         try require((1...1000).contains(perHost), "per-host \(perHost): 1 to 1000 connections")
         try require(connectTimeout.isFinite && connectTimeout > 0, "connect-timeout \(connectTimeout): seconds above 0")
         try require(stallTimeout.isFinite && stallTimeout > 0, "stall-timeout \(stallTimeout): seconds above 0")
+        try require(speedLimit >= 0, "speed-limit \(speedLimit): 0 bytes a second or more")
+        try require(speedTime.isFinite && speedTime >= 1, "speed-time \(speedTime): 1 second or more")
+        try require(maxTime.isFinite && maxTime >= 0, "max-time \(maxTime): 0 seconds or more")
         try require(retries >= 0, "retries \(retries): 0 or more")
         try require(maxRetryWait.isFinite && maxRetryWait >= 0, "max-retry-wait \(maxRetryWait): 0 seconds or more")
         try require(retryBaseDelay.isFinite && retryBaseDelay >= 0, "retry base delay \(retryBaseDelay): 0 seconds or more")
@@ -52,12 +69,23 @@ public struct FetchOptions: Sendable {
         for entry in resolve { try require(Self.isResolveEntry(entry), "resolve '\(entry)': HOST:PORT:ADDRESS") }
     }
 
+    /// Whether a "Name: value" header carries credentials (kept from other origins).
+    func isSecretHeader(_ header: String) -> Bool {
+        let name = header.prefix { $0 != ":" && $0 != ";" }.trimmingWhitespace().lowercased()
+        return Self.credentialHeaders.contains(name) || secretHeaders.contains { $0.lowercased() == name }
+    }
+
     /// "Name: value" (or curl's "Name;" for an empty value): the name an HTTP token, the
     /// value on one line (a line break would smuggle in another header).
     public static func isHeader(_ header: String) -> Bool {
         if header.hasSuffix(";"), isToken(header.dropLast()) { return true }
         guard let colon = header.firstIndex(of: ":"), isToken(header[..<colon]) else { return false }
         return isHeaderValue(String(header[header.index(after: colon)...]))
+    }
+
+    /// A header name: an HTTP token.
+    public static func isHeaderName(_ name: String) -> Bool {
+        isToken(Substring(name))
     }
 
     private static func isToken(_ text: Substring) -> Bool {

@@ -17,6 +17,18 @@ struct ResponseFraming {
         httpVersion = version
     }
 
+    /// The numbers of one Content-Length header value: one, or a comma-separated list
+    /// (a header repeated and joined by a proxy); nil when any member is not all digits.
+    static func lengthValues(_ value: String) -> [String]? {
+        let members = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
+        guard members.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }) else { return nil }
+        // Leading zeros name the same number.
+        return members.map { member in
+            let digits = member.drop { $0 == "0" }
+            return digits.isEmpty ? "0" : String(digits)
+        }
+    }
+
     /// With a Transfer-Encoding, libcurl rightly ignores any Content-Length.
     var isFramedByLength: Bool { transferEncoding == nil }
 

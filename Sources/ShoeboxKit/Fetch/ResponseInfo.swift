@@ -13,8 +13,6 @@ struct ResponseInfo {
     /// Seconds to wait, from a Retry-After header (seconds or HTTP date); nil when
     /// absent or unreadable ("soon", "-5"), so the usual backoff applies.
     var retryAfter: Double?
-    /// Redirects followed to get here.
-    var redirects = 0
 
     init(handle: UnsafeMutableRawPointer) {
         var code = 0
@@ -24,8 +22,6 @@ struct ResponseInfo {
         retryAfter = Self.header(handle, "Retry-After").flatMap { Self.retryAfterSeconds($0) }
         etag = Self.header(handle, "ETag")
         lastModified = Self.header(handle, "Last-Modified")
-        var count = 0
-        if shim_curl_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &count) == CURLE_OK { redirects = count }
     }
 
     /// RFC 9110: delay-seconds (digits only) or an HTTP date; nil for anything else.
@@ -40,21 +36,19 @@ struct ResponseInfo {
         return Double(max(0, date - now))
     }
 
-    /// Where the last response redirects to (its Location, resolved against the URL it
-    /// answered), and how many redirects led to it. libcurl keeps the target it follows
-    /// to itself (CURLINFO_REDIRECT_URL is only for redirects it does not follow).
-    static func redirect(_ handle: UnsafeMutableRawPointer) -> (url: String, followed: Int)? {
-        guard let location = header(handle, "Location"), let base = string(handle, CURLINFO_EFFECTIVE_URL),
-              let url = curl_url() else { return nil }
+    /// Where a redirect response sends the request: its Location, resolved against the
+    /// URL it answered; nil for a status that is no redirect (300, 304, 305…) or without Location.
+    /// libcurl follows no redirect itself here: the engine does, with one hop budget.
+    static func redirectTarget(_ handle: UnsafeMutableRawPointer, status: Int) -> String? {
+        guard [301, 302, 303, 307, 308].contains(status), let location = header(handle, "Location"),
+              let base = string(handle, CURLINFO_EFFECTIVE_URL), let url = curl_url() else { return nil }
         defer { curl_url_cleanup(url) }
         guard curl_url_set(url, CURLUPART_URL, base, 0) == CURLUE_OK,
-              curl_url_set(url, CURLUPART_URL, location, 0) == CURLUE_OK else { return nil }
+              curl_url_set(url, CURLUPART_URL, location, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK else { return nil }
         var resolved: UnsafeMutablePointer<CChar>?
         guard curl_url_get(url, CURLUPART_URL, &resolved, 0) == CURLUE_OK, let resolved else { return nil }
         defer { curl_free(resolved) }
-        var count = 0
-        _ = shim_curl_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &count)
-        return (String(cString: resolved), count)
+        return String(cString: resolved)
     }
 
     private static func string(_ handle: UnsafeMutableRawPointer, _ info: CURLINFO) -> String? {

@@ -103,7 +103,7 @@ public final class TransferEngine: @unchecked Sendable {
                 case .request(let request):
                     start(TransferState(
                         request: request, attempts: 1, maxSize: options.maxSize, stallTimeout: options.stallTimeout,
-                        store: store, buffers: buffers))
+                        store: store, buffers: buffers, storesUnprovenBodies: options.allowUnprovenEnd))
                 case .waiting: inputWaiting = true
                 case .end: inputDone = true
                 }
@@ -141,6 +141,7 @@ public final class TransferEngine: @unchecked Sendable {
 
     private func start(_ state: TransferState) {
         state.resetForAttempt()
+        state.countRequest()
         let handle = idleHandles.popLast() ?? curl_easy_init()!
         state.handle = handle
         configure(handle, for: state)
@@ -155,10 +156,16 @@ public final class TransferEngine: @unchecked Sendable {
         string(CURLOPT_URL, state.url)
         string(CURLOPT_PROTOCOLS_STR, "http,https")
         string(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        long(CURLOPT_FOLLOWLOCATION, 1)
-        long(CURLOPT_MAXREDIRS, max(0, 10 - state.redirectsBefore))
+        // Redirects are followed by the engine (see `finish`), not by libcurl: one hop
+        // budget whatever the page's size, and credentials kept from other origins.
+        long(CURLOPT_FOLLOWLOCATION, 0)
         long(CURLOPT_NOSIGNAL, 1)
         long(CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+        if options.speedLimit > 0 {
+            long(CURLOPT_LOW_SPEED_LIMIT, options.speedLimit)
+            long(CURLOPT_LOW_SPEED_TIME, Int(options.speedTime.rounded(.up)))
+        }
+        if options.maxTime > 0 { long(CURLOPT_TIMEOUT_MS, Int(options.maxTime * 1000)) }
         long(CURLOPT_NOPROGRESS, 0)
         long(CURLOPT_BUFFERSIZE, 256 * 1024)
         long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
@@ -176,10 +183,17 @@ public final class TransferEngine: @unchecked Sendable {
         // No CURLOPT_MAXFILESIZE: libcurl applies it to every response, so a redirect or
         // a 503 with a long page would be refused instead of followed or retried.
         // TransferState checks the size of the final 2xx body only.
+        var extra: [String] = []
         if let etag = state.request.etag {
-            headerList(for: handle, adding: "If-None-Match: \(etag)")
+            extra.append("If-None-Match: \(etag)")
         } else if let lastModified = state.request.lastModified {
-            headerList(for: handle, adding: "If-Modified-Since: \(lastModified)")
+            extra.append("If-Modified-Since: \(lastModified)")
+        }
+        if state.leftOrigin {
+            // A redirect to another scheme, host or port: no credentials go there.
+            headerList(for: handle, headers: options.headers.filter { !options.isSecretHeader($0) } + extra)
+        } else if !extra.isEmpty {
+            headerList(for: handle, headers: options.headers + extra)
         } else if let headerList {
             shim_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
         }
@@ -190,12 +204,12 @@ public final class TransferEngine: @unchecked Sendable {
         shim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, state.errorBuffer)
     }
 
-    /// Conditional requests need their own header list (the shared one plus a validator);
-    /// it is freed when the transfer ends.
+    /// Conditional requests and requests to another origin need their own header list
+    /// (the shared one plus a validator, or without credentials); it is freed when the transfer ends.
     private var conditionalHeaders: [UnsafeMutableRawPointer: UnsafeMutablePointer<curl_slist>] = [:]
 
-    private func headerList(for handle: UnsafeMutableRawPointer, adding header: String) {
-        let list = Self.slist(options.headers + [header])
+    private func headerList(for handle: UnsafeMutableRawPointer, headers: [String]) {
+        let list = Self.slist(headers)
         conditionalHeaders[handle] = list
         shim_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
     }
@@ -208,7 +222,7 @@ public final class TransferEngine: @unchecked Sendable {
             curl_multi_remove_handle(multi, handle)
             if let list = conditionalHeaders.removeValue(forKey: handle) { curl_slist_free_all(list) }
             guard let state = active.removeValue(forKey: handle) else { continue }
-            if code != CURLE_OK && !state.discardedErrorBody {
+            if code != CURLE_OK && !state.discardedErrorBody && !state.stoppedAfterStreamEnd {
                 state.discardFile()  // a failed attempt: its queued writes are dropped, not waited for
             }
             if state.hasQueuedWrites {
@@ -239,9 +253,8 @@ public final class TransferEngine: @unchecked Sendable {
     }
 
     private func finish(_ state: TransferState, handle: UnsafeMutableRawPointer, code: CURLcode, completion: (CompletedTransfer) -> Void) {
-        if state.redirectToFollow != nil && !isCancelled {
+        if !isCancelled, let target = state.redirectToFollow ?? redirectTarget(of: handle, code: code), state.follow(to: target) {
             state.discardFile()
-            state.followRedirect()
             start(state)
             return
         }
@@ -250,6 +263,7 @@ public final class TransferEngine: @unchecked Sendable {
         let verdict = TransferVerdict(code: code, response: response, state: state)
         if verdict.retryable && policy.allowsRetry(after: state.attempts) && !isCancelled {
             state.discardFile()
+            state.restartFromListedURL()
             let wait = policy.delay(after: state.attempts, retryAfter: response.retryAfter)
             state.attempts += 1
             retryQueue.append((Self.now() + wait, state))
@@ -271,13 +285,17 @@ public final class TransferEngine: @unchecked Sendable {
             stopError = error
             cancel()
         }
-        // A redirect whose target never answered: its 3xx is not the URL's status.
-        let unanswered = code != CURLE_OK && code != CURLE_TOO_MANY_REDIRECTS && response.redirects > 0
-            && (300..<400).contains(response.status ?? 0)
         completion(CompletedTransfer(
-            request: state.request, body: body, attempts: state.attempts, httpStatus: unanswered ? nil : response.status,
+            request: state.request, body: body, attempts: state.attempts, httpStatus: response.status,
             contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
-            finalURL: response.effectiveURL.map { URLValidator.withoutPassword($0) }))
+            finalURL: response.effectiveURL.map { URLValidator.withoutPassword($0) }, warnings: verdict.warnings))
+    }
+
+    /// Where a completed redirect response sends the request next; nil for any other response.
+    private func redirectTarget(of handle: UnsafeMutableRawPointer, code: CURLcode) -> String? {
+        var status = 0
+        guard code == CURLE_OK, shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK else { return nil }
+        return ResponseInfo.redirectTarget(handle, status: status)
     }
 
     /// On cancel: transfers whose download is complete are finished (their last

@@ -33,18 +33,49 @@ final class TransferState {
     private var lastByteCount: Int64 = -1
     let stallTimeout: Double
 
-    /// The URL the next attempt asks for: the request's, or where a redirect left off.
+    /// The URL the next request asks for: the request's, or where redirects led.
     private(set) var url: String
-    /// Redirects followed before `url` (against the limit of 10).
+    /// Redirects followed before `url` (against the limit of `maxRedirects`).
     private(set) var redirectsBefore = 0
-    /// Set when the attempt stopped reading a redirect's long page to follow it.
-    private(set) var redirectToFollow: (url: String, followed: Int)?
+    /// Requests made for this URL, every attempt and redirect counted.
+    private(set) var requestCount = 0
+    /// Set once a redirect left the request's origin: from then on no credentials are sent.
+    private(set) var leftOrigin = false
+    /// Set when the request stopped reading a redirect's long page to follow it.
+    private(set) var redirectToFollow: String?
+    /// Why a redirect was not followed (too many, another scheme); the URL's failure.
+    private(set) var redirectFailure: String?
+    /// Redirects followed for one URL at the most, whoever follows them.
+    static let maxRedirects = 10
 
-    /// Carries on at the redirect's target, on a new connection.
-    func followRedirect() {
-        guard let target = redirectToFollow else { return }
-        url = target.url
-        redirectsBefore += target.followed + 1
+    /// Counts a request about to be made.
+    func countRequest() { requestCount += 1 }
+
+    /// Takes `target` as the next request's URL when the hop budget and the scheme allow;
+    /// false (and `redirectFailure` set) when they do not.
+    func follow(to target: String) -> Bool {
+        redirectToFollow = nil
+        guard redirectsBefore < Self.maxRedirects else {
+            redirectFailure = "too many redirects (more than \(Self.maxRedirects)); \(requestCount) requests made for this URL"
+            return false
+        }
+        let scheme = target.prefix { $0 != ":" }.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            redirectFailure = "redirect to an unsupported scheme '\(scheme)' (only http and https are followed): "
+                + URLValidator.withoutPassword(target)
+            return false
+        }
+        if !leftOrigin, URLOrigin(target) != URLOrigin(request.item.url) { leftOrigin = true }
+        url = target
+        redirectsBefore += 1
+        return true
+    }
+
+    /// A retry starts again from the listed URL: where a redirect led may have been temporary.
+    func restartFromListedURL() {
+        url = request.item.url
+        redirectsBefore = 0
+        leftOrigin = false
     }
 
     /// The easy handle running the current attempt.
@@ -61,8 +92,12 @@ final class TransferState {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Whether a body whose end cannot be proven is stored (with a warning) instead of failed.
+    let storesUnprovenBodies: Bool
+
     init(request: TransferRequest, attempts: Int, maxSize: Int64, stallTimeout: Double, store: OriginalStore,
-         buffers: BufferPool) {
+         buffers: BufferPool, storesUnprovenBodies: Bool = false) {
+        self.storesUnprovenBodies = storesUnprovenBodies
         self.buffers = buffers
         self.stallTimeout = stallTimeout
         self.request = request
@@ -81,8 +116,12 @@ final class TransferState {
         stalled = false
         oversize = false
         decoder = nil
+        wireBytes = 0
+        stoppedAfterStreamEnd = false
         endTracker = nil
+        wholeness = nil
         redirectToFollow = nil
+        redirectFailure = nil
         discarding = false
         statusChecked = false
         writeError = nil
@@ -97,7 +136,7 @@ final class TransferState {
         if !statusChecked && downloaded > Self.drainLimit, let status = ignoredBodyStatus() {
             // A redirect's long page: libcurl would read it all before following; the
             // engine follows it on a new connection instead.
-            if let handle, (300..<400).contains(status), let target = ResponseInfo.redirect(handle) {
+            if let handle, let target = ResponseInfo.redirectTarget(handle, status: status) {
                 redirectToFollow = target
             } else {
                 abortReason = "HTTP \(status) with a page over \(ByteSize.format(Self.drainLimit)); not read to its end"
@@ -194,17 +233,43 @@ final class TransferState {
         }
         if discarding {
             bytes += Int64(data.count)
-            // Drain small error pages to keep the connection; abort big ones.
-            return bytes > Self.drainLimit ? 0 : data.count
+            // Drain small error pages to keep the connection; abort big ones (a redirect's
+            // is then followed all the same).
+            guard bytes > Self.drainLimit else { return data.count }
+            if let handle, let status = ignoredBodyStatus(), let target = ResponseInfo.redirectTarget(handle, status: status) {
+                redirectToFollow = target
+            }
+            return 0
         }
         guard let decoder else { return accept(data) ? data.count : 0 }
+        // The compressed bytes count against --max-size too: a stream that decodes to
+        // little or nothing (endless empty deflate blocks) must not run on for ever.
+        wireBytes += Int64(data.count)
+        if wireBytes > maxSize {
+            abortReason = "\(decoder.coding) body exceeds --max-size (\(ByteSize.format(maxSize))) as sent, before decoding; the rest was not downloaded"
+            oversize = true
+            return 0
+        }
         do {
-            return try decoder.decode(data, deliver: accept) ? data.count : 0
+            switch try decoder.decode(data, deliver: accept) {
+            case .more: return data.count
+            case .refused: return 0
+            case .dataAfterEnd:
+                // The compressed stream is whole; what follows it is not read.
+                stoppedAfterStreamEnd = true
+                return 0
+            }
         } catch {
             abortReason = "corrupt \(decoder.coding) body: it does not decode"
             return 0
         }
     }
+
+    /// Compressed bytes received for the current attempt (before decoding).
+    private var wireBytes: Int64 = 0
+    /// Set when the transfer was stopped on purpose after the end of a compressed stream,
+    /// with bytes still following it: the body is complete.
+    private(set) var stoppedAfterStreamEnd = false
 
     /// The most of a body that is not stored (an error page, a redirect's page) read
     /// before the connection is given up instead.
@@ -224,20 +289,50 @@ final class TransferState {
         return false
     }
 
-    /// False (transfer aborted) when the response has Content-Length headers that disagree:
-    /// libcurl believes one of them, and a body cut to it would pass for whole.
+    /// False (transfer aborted) when the response's Content-Length is not one number
+    /// (RFC 9110 8.6): libcurl reads the leading digits of `12abc` and the first of
+    /// `39773, 79546` or of two headers that disagree, and a body cut to it would pass for whole.
     private func lengthIsConsistent(_ framing: ResponseFraming) -> Bool {
-        let lengths = Set(framing.contentLengths)
+        let shown = { (value: String) in value.count > 20 ? value.prefix(20) + "…" : value }
+        if let invalid = framing.contentLengths.first(where: { ResponseFraming.lengthValues($0) == nil }) {
+            abortReason = "invalid Content-Length '\(shown(invalid))' (not a number): the body's length cannot be known"
+            return false
+        }
+        let lengths = Set(framing.contentLengths.flatMap { ResponseFraming.lengthValues($0) ?? [] })
         guard lengths.count > 1 else { return true }
-        let shown = lengths.sorted().map { $0.count > 20 ? $0.prefix(20) + "…" : $0 }
-        abortReason = "conflicting Content-Length headers (\(shown.joined(separator: ", "))): the body's length cannot be known"
+        abortReason = "conflicting Content-Length values (\(lengths.sorted().map(shown).joined(separator: ", "))): the body's length cannot be known"
         return false
     }
 
-    /// Whether a body delimited by the connection's close stopped before the end its
-    /// image format declares (the connection was cut); false when it did not, or when
-    /// the body had a length to check against or a format that is not judged.
-    var endsBeforeImageEnd: Bool { endTracker?.isComplete == false }
+    /// For a body delimited by the connection's close, which has nothing else to tell a
+    /// cut-off image from a whole one: whether it reached the end its format declares
+    /// (true), stopped before it (false), or cannot be told (nil: an image format without
+    /// an end marker or a structure to follow). true for a body with a length or chunked
+    /// framing, and for bytes that are no image (the archiver refuses those). Call once
+    /// the writes are complete: TIFF-based files are judged from the written file.
+    func closeDelimitedBodyIsWhole() -> Bool? {
+        if let judged = wholeness { return judged }
+        let judged = judgeWholeness()
+        wholeness = .some(judged)
+        return judged
+    }
+
+    /// `closeDelimitedBodyIsWhole`'s answer for this attempt, once judged.
+    private var wholeness: Bool??
+
+    private func judgeWholeness() -> Bool? {
+        guard let endTracker else { return true }
+        if let whole = endTracker.isComplete { return whole }
+        guard let format = FormatSniffer.sniff(prefix) else { return true }
+        if format.isTIFFBased, let file {
+            switch TIFFExtent.judge(path: file.path) {
+            case .whole: return true
+            case .cut: return false
+            case .unknown: return nil
+            }
+        }
+        return nil
+    }
 
     /// Sets up decoding for a Content-Encoding; false (transfer aborted) for one it cannot decode.
     private func startDecoding() -> Bool {

@@ -9,6 +9,8 @@ struct TransferVerdict {
     private(set) var retryable = false
     /// The response was refused by a limit (--max-size), not failed: outcome `rejected`.
     private(set) var refused = false
+    /// Said of a body that is stored all the same.
+    private(set) var warnings: [String] = []
 
     init(code: CURLcode, response: ResponseInfo, state: TransferState) {
         // First: a write that failed after curl had handed the bytes over ends
@@ -17,10 +19,15 @@ struct TransferVerdict {
             failure = "\(error)"
             return
         }
+        if let reason = state.redirectFailure {
+            failure = reason
+            return
+        }
         // An error status decides whatever became of its page (drained, cut short, stalled):
         // a 404 whose page breaks off is still a 404, never retried.
         if code == CURLE_OK || (response.status ?? 0) >= 400
-            || (code == CURLE_WRITE_ERROR && state.discardedErrorBody && state.abortReason == nil) {
+            || (code == CURLE_WRITE_ERROR && state.discardedErrorBody && state.abortReason == nil)
+            || (code == CURLE_WRITE_ERROR && state.stoppedAfterStreamEnd) {
             judgeResponse(response, state: state)
             return
         }
@@ -50,11 +57,22 @@ struct TransferVerdict {
             } else if let coding = state.unfinishedCoding {
                 failure = "truncated body: its \(coding) stream ends before its end"
                 retryable = true
-            } else if state.endsBeforeImageEnd {
+            } else if let whole = state.closeDelimitedBodyIsWhole(), !whole {
                 let format = FormatSniffer.sniff(state.prefix).map { "\($0.rawValue.uppercased()) " } ?? ""
                 failure = "truncated body: the connection closed before the end of the \(format)image"
                     + " (no Content-Length or chunked framing to check the length against)"
                 retryable = true
+            } else if state.closeDelimitedBodyIsWhole() == nil {
+                let format = FormatSniffer.sniff(state.prefix)?.rawValue.uppercased() ?? "image"
+                let why = "the server closed the connection with no Content-Length or chunked framing, and a \(format)"
+                    + " file has no end marker to check"
+                if state.storesUnprovenBodies {
+                    warnings.append("possibly-truncated: \(why); stored as received (--allow-unproven-end)")
+                } else {
+                    failure = "end of body unproven: \(why), so a cut-off file cannot be told from a whole one"
+                        + " (--allow-unproven-end stores such bodies with a warning)"
+                    retryable = true
+                }
             } else if state.bytes == 0 && status != 204 && status != 205,
                       let handle = state.handle, ResponseFraming(handle).isDelimitedByClose {
                 // Nothing says where the body should have ended: a connection closed
@@ -90,6 +108,9 @@ struct TransferVerdict {
         case CURLE_PARTIAL_FILE:
             failure = "truncated body: \(detail)"
             retryable = true
+        case CURLE_OPERATION_TIMEDOUT where detail.contains("too slow"):
+            failure = "too slow (below --speed-limit for --speed-time): \(detail)"
+            retryable = true
         case CURLE_OPERATION_TIMEDOUT:
             failure = "timed out: \(detail)"
             retryable = true
@@ -97,10 +118,6 @@ struct TransferVerdict {
              CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SSL_CONNECT_ERROR:
             failure = "connection error: \(detail)"
             retryable = true
-        case CURLE_TOO_MANY_REDIRECTS:
-            failure = "too many redirects (more than 10): \(detail)"
-        case CURLE_UNSUPPORTED_PROTOCOL where response.redirects > 0:
-            failure = "redirect to an unsupported scheme (only http and https are followed): \(detail)"
         case CURLE_UNSUPPORTED_PROTOCOL:
             failure = "unsupported response: \(detail)"
         case CURLE_OUT_OF_MEMORY where state.bytes == 0:

@@ -10,6 +10,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     /// A file where the library keeps a folder of its own (originals/, .tmp/).
     case fileInTheWay(path: String)
     case cannotCreate(path: String, reason: String)
+    /// A symbolic link where the library keeps a folder of its own: never written through.
+    case symbolicLinkInside(path: String)
     case notWritable(path: String, reason: String)
     case diskFull(path: String)
     case missingLibrary
@@ -32,6 +34,9 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             return "library \(path) exists but is not a folder; choose another --library path"
         case .fileInTheWay(let path):
             return "\(path) is a file where the library keeps a folder; move the file away and run the command again"
+        case .symbolicLinkInside(let path):
+            return "\(path) is a symbolic link inside the library; shoebox never writes through links there "
+                + "(the file would land outside the library): replace the link with a real folder and run the command again"
         case .cannotCreate(let path, let reason):
             return "cannot create library folder \(path): \(reason); check the path and its permissions"
         case .notWritable(let path, let reason):

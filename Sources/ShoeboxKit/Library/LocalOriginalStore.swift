@@ -12,9 +12,16 @@ public final class LocalOriginalStore: OriginalStore {
     public let layout: LibraryLayout
     /// Syncs staged files as they come, and closes them when the batch is synced.
     private let syncer = BackgroundSyncer()
-    private let knownFolders = Mutex<Set<String>>([])
+    /// Folders below the root that originals are published into, open (see `openFolder`).
+    private let openFolders = Mutex<[String: Int32]>([:])
     private static let partialSuffix = ".part"
     private static let stagedSuffix = ".staged"
+
+    deinit {
+        openFolders.withLock { folders in
+            for fd in folders.values { close(fd) }
+        }
+    }
 
     public init(layout: LibraryLayout) throws {
         self.layout = layout
@@ -56,24 +63,83 @@ public final class LocalOriginalStore: OriginalStore {
 
     public func publish(sha256: String, to path: String) throws {
         let source = stagedPath(sha256)
-        let target = layout.absolute(path)
-        try makeFolder((target as NSString).deletingLastPathComponent)
-        guard shim_rename_noreplace(source, target) == 0 else {
+        let components = path.split(separator: "/").map(String.init)
+        guard components.count >= 2, let name = components.last else { throw storeError(layout.absolute(path), "publish", EINVAL) }
+        let folder = try openFolder(components.dropLast())
+        guard shim_renameat_noreplace(source, folder, name) == 0 else {
             let code = errno
             // The same content already in place (an earlier publish interrupted before it was recorded).
-            guard code == EEXIST, (try? SHA256Hasher.hashFile(atPath: target).sha256) == sha256 else {
-                throw storeError(target, "publish", code)
+            guard code == EEXIST, Self.contentMatches(folder: folder, name: name, sha256: sha256) else {
+                throw storeError(layout.absolute(path), "publish", code)
             }
             unlink(source)
             return
         }
     }
 
-    /// mkdir -p, remembering the date folders already made in this run.
-    private func makeFolder(_ path: String) throws {
-        guard !knownFolders.withLock({ $0.contains(path) }) else { return }
-        try Self.makeDirectory(path, library: layout.root)
-        knownFolders.withLock { _ = $0.insert(path) }
+    /// Whether the regular file `name` in `folder` (never through a link) holds `sha256`.
+    private static func contentMatches(folder: Int32, name: String, sha256: String) -> Bool {
+        let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        return (try? SHA256Hasher.hashFile(atPath: "/proc/self/fd/\(fd)").sha256) == sha256
+    }
+
+    /// The descriptor of a folder below the library root (made when missing), reached one
+    /// component at a time with O_NOFOLLOW: a symbolic link inside the library (say
+    /// `originals/2020` pointing elsewhere) is refused, never written through. Descriptors
+    /// are kept for the run (at most `maxOpenFolders`).
+    private func openFolder(_ components: ArraySlice<String>) throws -> Int32 {
+        let key = components.joined(separator: "/")
+        return try openFolders.withLock { folders in
+            if let fd = folders[key] { return fd }
+            if folders.count >= Self.maxOpenFolders {
+                for fd in folders.values { close(fd) }
+                folders.removeAll()
+            }
+            var fd = open(layout.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { throw storeError(layout.root, "open", errno) }
+            var walked = layout.root
+            for component in components {
+                walked += "/" + component
+                let next = try Self.openChild(component, of: fd, path: walked, library: layout.root)
+                close(fd)
+                fd = next
+            }
+            folders[key] = fd
+            return fd
+        }
+    }
+
+    private static let maxOpenFolders = 256
+
+    /// The folder `name` inside `parent`, made when missing; never through a symbolic link.
+    private static func openChild(_ name: String, of parent: Int32, path: String, library: String) throws -> Int32 {
+        for _ in 0..<4 {
+            let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if fd >= 0 { return fd }
+            let code = errno
+            switch code {
+            case ENOENT:
+                if mkdirat(parent, name, 0o755) != 0 && errno != EEXIST {
+                    let failure = errno
+                    if failure == ENOSPC || failure == EDQUOT { throw LibraryError.diskFull(path: library) }
+                    throw LibraryError.cannotCreate(path: path, reason: String(cString: strerror(failure)))
+                }
+            case ELOOP, ENOTDIR:
+                var info = stat()
+                if fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFLNK {
+                    throw LibraryError.symbolicLinkInside(path: path)
+                }
+                throw LibraryError.fileInTheWay(path: path)
+            case EINTR: continue
+            default:
+                throw LibraryError.cannotCreate(path: path, reason: String(cString: strerror(code)))
+            }
+        }
+        throw LibraryError.cannotCreate(path: path, reason: "it keeps changing")
     }
 
     public func discard(_ file: StagingFile) {

@@ -1,15 +1,16 @@
 import Foundation
 import XCTest
 
-/// The loopback HTTP server of Fixtures/fixture_server.py, started and stopped by a test.
+/// A loopback HTTP server of Fixtures/ (fixture_server.py, or hostile_server.py for
+/// hand-made framing), started and stopped by a test.
 final class FixtureServer {
     private let process = Process()
     private let input = Pipe()
     let port: Int
 
-    init() throws {
-        guard let script = Bundle.module.url(forResource: "fixture_server", withExtension: "py", subdirectory: "Fixtures") else {
-            throw NSError(domain: "FixtureServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "fixture_server.py missing from the test bundle"])
+    init(script name: String = "fixture_server") throws {
+        guard let script = Bundle.module.url(forResource: name, withExtension: "py", subdirectory: "Fixtures") else {
+            throw NSError(domain: "FixtureServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(name).py missing from the test bundle"])
         }
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -44,7 +45,7 @@ final class FixtureServer {
     func get(_ path: String) throws -> Data {
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["--silent", "--fail", url(path)]
+        curl.arguments = ["--silent", "--fail", "--max-time", "60", url(path)]
         let output = Pipe()
         curl.standardOutput = output
         try curl.run()
@@ -79,8 +80,8 @@ final class FixtureServer {
 
 extension XCTestCase {
     /// A fixture server stopped at the end of the test.
-    func startFixtureServer() throws -> FixtureServer {
-        let server = try FixtureServer()
+    func startFixtureServer(script: String = "fixture_server") throws -> FixtureServer {
+        let server = try FixtureServer(script: script)
         addTeardownBlock { server.stop() }
         return server
     }
