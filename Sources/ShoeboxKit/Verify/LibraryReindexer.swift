@@ -111,17 +111,11 @@ public struct LibraryReindexer: Sendable {
             + thumbnails.filter { state.thumbnails[$0.path] != $0 }.map(JournalEntry.thumbnailRecorded)
     }
 
+    /// The rule of `LibraryRecovery` (the one fetch follows), with the journal as the record.
     private func recoverStaged(store: LocalOriginalStore, state: JournalState, report: inout ReindexReport) throws {
-        report.tempFilesRemoved += try store.removePartialDownloads()
-        for sha256 in try store.pendingStaged() {
-            if let record = state.originals[sha256], !store.exists(path: record.path) {
-                try store.publish(sha256: sha256, to: record.path)
-                report.stagedPublished += 1
-            } else {
-                store.discardStaged(sha256: sha256)
-                report.tempFilesRemoved += 1
-            }
-        }
+        let recovery = try LibraryRecovery.run(store: store) { state.originals[$0] }
+        report.stagedPublished += recovery.published
+        report.tempFilesRemoved += recovery.partialsRemoved + recovery.dropped
     }
 
     /// Hashes by path bytes (`LibraryFile.pathKey`): composed and decomposed "café" are two files.
