@@ -256,20 +256,42 @@ public final class Journal: @unchecked Sendable {
         guard data.withUnsafeBytes({ POSIXWrite.all($0, to: descriptor) }) else { throw failure() }
     }
 
-    /// Removes a last line without its newline (a batch torn by a crash).
+    /// Removes a last line without its newline (a batch torn by a crash). The file is read
+    /// backwards in blocks of `tailBlockSize` to find the last newline: a torn tail of many
+    /// megabytes costs a few reads, not one per byte, while the library lock is held.
     private func cutTornTail() throws {
         let size = lseek(descriptor, 0, SEEK_END)
         guard size > 0 else { return }
-        var keep = size
-        var byte: UInt8 = 0
-        while keep > 0 {
-            guard pread(descriptor, &byte, 1, keep - 1) == 1 else { throw failure() }
-            if byte == 0x0A { break }
-            keep -= 1
+        var block = [UInt8](repeating: 0, count: Self.tailBlockSize)
+        var keep: off_t = 0  // nothing whole when no newline is found
+        var end = size
+        search: while end > 0 {
+            let start = max(0, end - off_t(block.count))
+            let wanted = Int(end - start)
+            var got = 0
+            while got < wanted {
+                let count = block.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + got, wanted - got, start + off_t(got)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { throw failure() }
+                got += count
+            }
+            let newline: Int? = block.withUnsafeBufferPointer { bytes in
+                var index = wanted - 1
+                while index >= 0 && bytes[index] != 0x0A { index -= 1 }
+                return index >= 0 ? index : nil
+            }
+            if let newline {
+                keep = start + off_t(newline) + 1
+                break search
+            }
+            end = start
         }
         guard keep < size else { return }
         guard ftruncate(descriptor, keep) == 0, fsync(descriptor) == 0 else { throw failure() }
     }
+
+    /// How much of the journal's end `cutTornTail` reads at once.
+    static let tailBlockSize = 64 << 10
 
     private func failure() -> JournalError {
         errno == ENOSPC || errno == EDQUOT

@@ -129,6 +129,40 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1) + sampleEntries(2))
     }
 
+    /// A crash in the middle of a large batch (or a runaway writer) can leave megabytes after
+    /// the last newline: they are cut, every whole line before them is kept, and appends go on.
+    func testOpeningForWritingCutsATornTailOfManyMegabytes() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        let complete = try XCTUnwrap(FileManager.default.contents(atPath: journalPath))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"kind\":\"source\",\"source\":{\"url\":\"http://127.0.0.1/".utf8))
+        try handle.write(contentsOf: Data(repeating: UInt8(ascii: "a"), count: 20 << 20))
+        try handle.close()
+        let journal = try Journal(path: journalPath)
+        XCTAssertEqual(FileManager.default.contents(atPath: journalPath), complete)
+        try journal.append(sampleEntries(2))
+        XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1) + sampleEntries(2))
+    }
+
+    /// The last newline found wherever it falls against the blocks read backwards.
+    func testTornTailsAroundTheBlockSizeAreCutAtTheLastNewline() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        let complete = try XCTUnwrap(FileManager.default.contents(atPath: journalPath))
+        let block = 64 << 10
+        for tail in [1, block - complete.count - 1, block - complete.count, block - 1, block, block + 1, 2 * block + 5] {
+            var torn = complete
+            torn.append(Data(repeating: UInt8(ascii: "x"), count: tail))
+            try torn.write(to: URL(fileURLWithPath: journalPath))
+            _ = try Journal(path: journalPath)
+            XCTAssertEqual(FileManager.default.contents(atPath: journalPath), complete, "a torn tail of \(tail) bytes")
+        }
+        // No newline at all: nothing whole, all of it goes.
+        try Data(repeating: UInt8(ascii: "{"), count: block + 3).write(to: URL(fileURLWithPath: journalPath))
+        _ = try Journal(path: journalPath)
+        XCTAssertEqual(FileManager.default.contents(atPath: journalPath), Data())
+    }
+
     func testBadLineBeforeTheEndIsReportedWithItsLineNumber() throws {
         try Journal(path: journalPath).append(sampleEntries(1))
         var text = try String(contentsOfFile: journalPath, encoding: .utf8)
