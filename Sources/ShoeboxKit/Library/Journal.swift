@@ -119,53 +119,45 @@ public final class Journal: @unchecked Sendable {
     /// The hashes of every original the journal records, without decoding whole entries
     /// (verify reads this for 100,000+ originals): lines written by `append` are checked for
     /// balanced brackets and scanned for their `"sha256"` key; any other line is decoded.
-    /// A torn last line is ignored, as by `read`; damaged lines before it are listed (1-based).
-    public static func scanOriginalHashes(path: String) throws -> (hashes: Set<String>, damagedLines: [Int]) {
-        guard FileManager.default.fileExists(atPath: path) else { return ([], []) }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw JournalError.unreadable(path: path, detail: error.localizedDescription)
-        }
-        return data.withUnsafeBytes { raw in
-            scanOriginalHashes(raw.bindMemory(to: UInt8.self))
-        }
+    /// The file is streamed (`JournalLineReader`): memory stays bounded whatever its size, and
+    /// a line longer than `JournalLineReader.maxLineLength` is not loaded but listed in
+    /// `overLongLines` (and in `damagedLines`). A torn last line is ignored, as by `read`;
+    /// damaged lines before it are listed (1-based).
+    public static func scanOriginalHashes(path: String) throws -> (hashes: Set<String>, damagedLines: [Int], overLongLines: [Int]) {
+        try scanOriginalHashes(JournalLineReader(path: path))
     }
 
-    private static func scanOriginalHashes(_ bytes: UnsafeBufferPointer<UInt8>) -> (hashes: Set<String>, damagedLines: [Int]) {
+    static func scanOriginalHashes(_ reader: JournalLineReader) throws -> (hashes: Set<String>, damagedLines: [Int], overLongLines: [Int]) {
         let prefix = Array(#"{"kind":"original","original":{"#.utf8)
         let otherKinds = [#"{"kind":"source","#, #"{"kind":"thumbnail","#, #"{"kind":"thumbnail-removed","#].map { Array($0.utf8) }
         let key = Array(#""sha256":""#.utf8)
-        guard let base = bytes.baseAddress else { return ([], []) }
         var hashes = Set<String>()
         var damaged: [Int] = []
-        var start = 0
-        var lineNumber = 0
+        var overLong: [Int] = []
         var lastLine = 0
-        while start < bytes.count {
-            lineNumber += 1
-            var end = bytes.count
-            if let newline = memchr(base + start, 0x0A, bytes.count - start) {
-                end = UnsafePointer<UInt8>(newline.assumingMemoryBound(to: UInt8.self)) - base
+        let decoder = JSONDecoder()
+        try reader.forEachLine { number, content in
+            guard case .text(let line) = content else {
+                lastLine = number
+                overLong.append(number)
+                damaged.append(number)
+                return
             }
-            defer { start = end + 1 }
-            guard end > start else { continue }
-            lastLine = lineNumber
-            let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard !line.isEmpty else { return }
+            lastLine = number
             let wellFormed = isBalanced(line)
             if wellFormed, line.count > 100, starts(line, with: prefix), let sha = hash(in: line, after: key) {
                 hashes.insert(sha)
             } else if wellFormed, otherKinds.contains(where: { starts(line, with: $0) }) {
-                continue
-            } else if let entry = try? JSONDecoder().decode(JournalEntry.self, from: Data(line)), entry.isComplete {
+                return
+            } else if let entry = try? decoder.decode(JournalEntry.self, from: Data(line)), entry.isComplete {
                 if let original = entry.original { hashes.insert(original.sha256) }
             } else {
-                damaged.append(lineNumber)
+                damaged.append(number)
             }
         }
         // The last line may be torn by a crash, with or without its newline, as `read` takes it.
-        return (hashes, damaged.filter { $0 != lastLine })
+        return (hashes, damaged.filter { $0 != lastLine }, overLong.filter { $0 != lastLine })
     }
 
     /// Whether a line is one object whose braces and brackets (outside strings) pair up, so a

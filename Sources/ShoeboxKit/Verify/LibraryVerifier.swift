@@ -126,16 +126,20 @@ public struct LibraryVerifier: Sendable {
     }
 
     private func checkJournal(_ originals: [OriginalRecord]) -> [VerifyProblem] {
-        let scan: (hashes: Set<String>, damagedLines: [Int])
+        let scan: (hashes: Set<String>, damagedLines: [Int], overLongLines: [Int])
         do {
             scan = try Journal.scanOriginalHashes(path: layout.journal)
         } catch {
             return [VerifyProblem(kind: .journalDamaged, path: Journal.fileName, detail: "\(error)")]
         }
+        let overLong = Set(scan.overLongLines)
+        let limit = ByteSize.format(Int64(JournalLineReader.maxLineLength))
         let damaged = scan.damagedLines.map {
             VerifyProblem(
                 kind: .journalDamaged, path: "\(Journal.fileName):\($0)",
-                detail: "line \($0) cannot be read; `shoebox reindex --force` records what it described from the files "
+                detail: (overLong.contains($0) ? "line \($0) is longer than \(limit), more than any entry, and was not loaded"
+                    : "line \($0) cannot be read")
+                    + "; `shoebox reindex --force` records what it described from the files "
                     + "and removes it from the journal (keeping the damaged copy)")
         }
         return damaged + originals.filter { !scan.hashes.contains($0.sha256) }.map {

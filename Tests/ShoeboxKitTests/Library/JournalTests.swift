@@ -287,3 +287,56 @@ extension JournalTests {
         XCTAssertThrowsError(try Journal.read(path: journalPath))
     }
 }
+
+extension JournalTests {
+    /// Verify streams the journal: lines cut across its blocks anywhere are found whole.
+    func testScanningInTinyBlocksFindsWhatOneBlockFinds() throws {
+        let journal = try Journal(path: journalPath)
+        for n in 0..<6 { try journal.append(sampleEntriesForHashes(n)) }
+        var text = try String(contentsOfFile: journalPath, encoding: .utf8)
+        text = "garbage\n\n" + text + "{\"kind\":\"original\",\"orig"  // damage, an empty line, a torn end
+        try text.write(toFile: journalPath, atomically: false, encoding: .utf8)
+        let whole = try Journal.scanOriginalHashes(path: journalPath)
+        XCTAssertEqual(whole.hashes.count, 6)
+        XCTAssertEqual(whole.damagedLines, [1])
+        for size in [1, 7, 64, 333] {
+            var reader = JournalLineReader(path: journalPath)
+            reader.blockSize = size
+            let scan = try Journal.scanOriginalHashes(reader)
+            XCTAssertEqual(scan.hashes, whole.hashes, "blocks of \(size) bytes")
+            XCTAssertEqual(scan.damagedLines, [1], "blocks of \(size) bytes")
+        }
+    }
+
+    /// A line over the limit is not loaded: reported (unless it is the torn last line), the rest read.
+    func testAnOverLongLineIsReportedNotLoaded() throws {
+        let journal = try Journal(path: journalPath)
+        try journal.append(sampleEntriesForHashes(1))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: UInt8(ascii: "{"), count: 5000))
+        try handle.close()
+        var reader = JournalLineReader(path: journalPath)
+        reader.maxLineLength = 1000
+        reader.blockSize = 300
+        var lengths: [Int] = []
+        try reader.forEachLine { _, line in
+            if case .overLong(let bytes) = line { lengths.append(bytes) }
+        }
+        XCTAssertEqual(lengths, [5000])
+        let torn = try Journal.scanOriginalHashes(reader)
+        XCTAssertEqual(torn.hashes.count, 1)
+        XCTAssertEqual(torn.damagedLines, [], "an over-long torn end is a torn end")
+        XCTAssertEqual(torn.overLongLines, [])
+
+        let tornAndMore = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        try tornAndMore.seekToEnd()
+        try tornAndMore.write(contentsOf: Data("\n".utf8))
+        try tornAndMore.close()
+        try Journal(path: journalPath).append(sampleEntriesForHashes(2))
+        let scan = try Journal.scanOriginalHashes(reader)
+        XCTAssertEqual(scan.hashes.count, 2)
+        XCTAssertEqual(scan.damagedLines, [5])
+        XCTAssertEqual(scan.overLongLines, [5])
+    }
+}
