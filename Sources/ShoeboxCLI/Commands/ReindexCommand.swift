@@ -20,8 +20,9 @@ public enum ReindexCommand: Command {
         --force, rows of the healthy catalog the journal lacks are journaled first. The new catalog is built aside and
         moved into place when complete; a previous catalog.sqlite (corrupt, or replaced with --force) is kept as
         catalog.sqlite.corrupt-TIME or catalog.sqlite.replaced-TIME.
+        Ctrl-C or SIGTERM stops it before the new catalog is put in place: the previous one is left as it was.
         Exit status: 0 rebuilt, 1 rebuilt but some files or folders were unreadable, changed or no image, 2 usage or healthy
-        catalog without --force, 3 library locked by another process, 4 library unusable.
+        catalog without --force, 3 library locked by another process, 4 library unusable, 130 interrupted.
         """
     )
 
@@ -31,6 +32,9 @@ public enum ReindexCommand: Command {
             layout: layout, force: arguments.flag("force"),
             jobs: try arguments.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256))
         reindexer.waitForLock = arguments.flag("wait")
+        let stopper = reindexer
+        let trap = SignalTrap { _ in stopper.cancel() }
+        defer { withExtendedLifetime(trap) {} }
         console.progress("reindex: hashing \(layout.originals)…")
         let report: ReindexReport
         do {
@@ -39,7 +43,12 @@ public enum ReindexCommand: Command {
             console.clearProgress()
             console.error("reindex: \(error)")
             if case .catalogHealthy = error { return ExitStatus.usage }
+            if case .interrupted = error { return ExitStatus.interrupted }
             return ExitStatus.libraryUnusable
+        } catch LibraryError.waitInterrupted(let path) {
+            console.clearProgress()
+            console.error("reindex: interrupted while waiting for the lock of \(path); nothing was done")
+            return ExitStatus.interrupted
         } catch {
             console.clearProgress()
             return LibraryFailure.status(for: error, command: "reindex", console: console)

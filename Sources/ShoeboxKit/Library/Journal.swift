@@ -68,15 +68,19 @@ public final class Journal: @unchecked Sendable {
 
     /// Every complete entry of the journal at `path`, oldest first; `[]` when there is
     /// no journal. A torn last line (cut short or garbled by a crash) is ignored; a bad
-    /// line before it throws `JournalError.malformed`.
+    /// line before it throws `JournalError.malformed`. The file is streamed: a line longer
+    /// than `JournalLineReader.maxLineLength` is not loaded (it is a bad line).
     public static func read(path: String) throws -> [JournalEntry] {
-        try decode(contents(path), path: path, salvage: false).entries
+        try decode(JournalLineReader(path: path), salvage: false).entries
     }
 
     /// Like `read`, but skips damaged lines anywhere instead of failing, and says which
     /// (1-based line numbers): `reindex` recovers what it can from a damaged journal.
-    public static func readSalvaging(path: String) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
-        try decode(contents(path), path: path, salvage: true)
+    /// Reading ends early, with what was read so far, once `shouldStop` says so (Ctrl-C).
+    public static func readSalvaging(
+        path: String, shouldStop: () -> Bool = { false }
+    ) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
+        try decode(JournalLineReader(path: path), salvage: true, shouldStop: shouldStop)
     }
 
     private static func contents(_ path: String) throws -> Data {
@@ -88,30 +92,48 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
-    static func decode(_ data: Data, path: String, salvage: Bool) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
+    /// Ends `forEachLine` early.
+    private struct Stopped: Error {}
+
+    static func decode(
+        _ reader: JournalLineReader, salvage: Bool, shouldStop: () -> Bool = { false }
+    ) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
         var damaged: [Int] = []
-        let decoder = JSONDecoder()
-        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-        let lastLine = lines.lastIndex { !$0.isEmpty } ?? -1
         var entries: [JournalEntry] = []
-        entries.reserveCapacity(lines.count)
-        for (index, line) in lines.enumerated() where !line.isEmpty {
-            let isLast = index == lastLine  // possibly torn by a crash
-            do {
-                let entry = try decoder.decode(JournalEntry.self, from: Data(line))
+        // The latest non-empty line, when it could not be read: damage once another line
+        // follows it, ignored when it proves to be the last (possibly torn by a crash).
+        var failure: (line: Int, error: JournalError)?
+        func settle() throws {
+            guard let (line, error) = failure else { return }
+            failure = nil
+            guard salvage else { throw error }
+            damaged.append(line)
+        }
+        let decoder = JSONDecoder()
+        let path = reader.path
+        do {
+            try reader.forEachLine { number, content in
+                if number % 4096 == 0, shouldStop() { throw Stopped() }
+                guard case .text(let line) = content else {
+                    try settle()
+                    failure = (number, .malformed(path: path, line: number, detail: "longer than "
+                        + ByteSize.format(Int64(reader.maxLineLength)) + ", more than any entry; not loaded"))
+                    return
+                }
+                guard !line.isEmpty else { return }
+                try settle()
+                guard let entry = try? decoder.decode(JournalEntry.self, from: Data(line)) else {
+                    failure = (number, .malformed(path: path, line: number, detail: "invalid JSON"))
+                    return
+                }
                 guard entry.isComplete else {
-                    throw JournalError.malformed(path: path, line: index + 1, detail: "\(entry.kind.rawValue) without its record")
+                    failure = (number, .malformed(path: path, line: number, detail: "\(entry.kind.rawValue) without its record"))
+                    return
                 }
                 entries.append(entry)
-            } catch {
-                if isLast { break }
-                if salvage {
-                    damaged.append(index + 1)
-                    continue
-                }
-                if let error = error as? JournalError { throw error }
-                throw JournalError.malformed(path: path, line: index + 1, detail: "invalid JSON")
             }
+        } catch is Stopped {
+            return (entries, damaged)
         }
         return (entries, damaged)
     }

@@ -340,3 +340,25 @@ extension JournalTests {
         XCTAssertEqual(scan.overLongLines, [5])
     }
 }
+
+extension JournalTests {
+    /// reindex streams the journal too: an over-long line is a bad line, not loaded.
+    func testReadTakesAnOverLongLineForABadOne() throws {
+        try Journal(path: journalPath).append(sampleEntriesForHashes(1))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: UInt8(ascii: "{"), count: 5000) + Data("\n".utf8))
+        try handle.close()
+        var reader = JournalLineReader(path: journalPath)
+        reader.maxLineLength = 1000
+        XCTAssertEqual(try Journal.decode(reader, salvage: true).entries, sampleEntriesForHashes(1), "a torn end")
+        try Journal(path: journalPath).append(sampleEntriesForHashes(2))
+        let salvaged = try Journal.decode(reader, salvage: true)
+        XCTAssertEqual(salvaged.entries, sampleEntriesForHashes(1) + sampleEntriesForHashes(2))
+        XCTAssertEqual(salvaged.damagedLines, [5])
+        XCTAssertThrowsError(try Journal.decode(reader, salvage: false)) { error in
+            XCTAssertEqual(error as? JournalError, .malformed(
+                path: self.journalPath, line: 5, detail: "longer than 1000 B, more than any entry; not loaded"))
+        }
+    }
+}

@@ -363,6 +363,24 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertTrue(try LibraryVerifier(layout: layout).run().findings.isEmpty, "everything journaled again")
     }
 
+    func testACancelledRunLeavesThePreviousCatalogAsItWas() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try VerifyTestLibrary.dump(layout.catalog)
+        let reindexer = LibraryReindexer(layout: layout, force: true, jobs: 2)
+        reindexer.cancel()
+        XCTAssertThrowsError(try reindexer.run()) { error in
+            guard case VerifyError.interrupted = error else { return XCTFail("got \(error)") }
+            XCTAssertTrue("\(error)".contains("\(self.layout.catalog) was left as it was"), "\(error)")
+        }
+        let after = try VerifyTestLibrary.dump(layout.catalog)
+        XCTAssertEqual(after.0, before.0)
+        XCTAssertEqual(after.1, before.1)
+        XCTAssertEqual(after.2, before.2)
+        XCTAssertEqual(try files(matching: "catalog.sqlite."), [])
+        XCTAssertEqual(try reindex(force: true).originalsFromJournal, 5, "the next run rebuilds it")
+    }
+
     func testLockedLibraryIsRefused() throws {
         _ = try makeLibrary()
         let writer = try LibraryLock(layout: layout, mode: .exclusive)
