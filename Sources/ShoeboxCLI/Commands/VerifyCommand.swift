@@ -11,7 +11,7 @@ public enum VerifyCommand: Command {
             OptionSpec("quick", help: "Compare sizes only (no hashing, no EXIF)."),
             OptionSpec("json", help: "Print one JSON object per problem on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files checked at once.", default: "the number of cores"),
-            OptionSpec("wait", help: "Wait for a running writer to finish instead of failing."),
+            OptionSpec("wait", help: "Wait for a running writer to finish, and keep writers out while checking."),
         ],
         discussion: """
         For every original in the catalog: the file exists, is read-only, has the recorded size and SHA-256, and its EXIF
@@ -19,7 +19,9 @@ public enum VerifyCommand: Command {
         not know, originals missing from journal.jsonl, thumbnails missing or older than their original, and (as notices,
         which do not fail the run) temp files left by an interrupted run.
         Problems are printed one per line on stdout as 'KIND PATH: DETAIL'; the summary goes to stderr.
-        Exit status: 0 no problems, 1 problems found, 2 usage, 3 a writer is running, 4 library or catalog unusable.
+        Verify runs beside a writer (fetch, thumbs, reindex) without taking the library lock: it checks one snapshot of
+        the catalog, and says on stderr what it left unchecked (originals added since, the writer's temp files).
+        Exit status: 0 no problems, 1 problems found, 2 usage, 3 catalog kept busy, 4 library or catalog unusable.
         """
     )
 
@@ -44,6 +46,7 @@ public enum VerifyCommand: Command {
             console.out(json ? jsonLine(finding) : TerminalText.oneLine(finding.line))
         }
         console.note(summary(report) + "\n")
+        if let note = besideWriter(report) { console.note(note + "\n") }
         return report.isClean ? ExitStatus.success : ExitStatus.someFailed
     }
 
@@ -63,6 +66,24 @@ public enum VerifyCommand: Command {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(finding)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// What a writer running beside verify left unchecked; nil when there was nothing of the kind.
+    static func besideWriter(_ report: VerifyReport) -> String? {
+        var unchecked: [String] = []
+        if report.addedSinceSnapshot > 0 {
+            unchecked.append((report.addedSinceSnapshot == 1 ? "1 original" : "\(report.addedSinceSnapshot) originals")
+                + " added after the catalog was read")
+        }
+        if report.writerFilesSkipped > 0 {
+            unchecked.append((report.writerFilesSkipped == 1 ? "1 file" : "\(report.writerFilesSkipped) files")
+                + " of its work in progress (.tmp/, thumbnails/)")
+        }
+        guard report.writer != nil || !unchecked.isEmpty else { return nil }
+        let who = report.writer.map { "a writer (\($0)) was using the library" } ?? "a writer used the library meanwhile"
+        let what = unchecked.isEmpty ? "everything in the catalog as read was checked"
+            : "not checked: " + unchecked.joined(separator: ", ") + "; the next verify checks them"
+        return "verify: \(who); \(what)"
     }
 
     static func summary(_ report: VerifyReport) -> String {
