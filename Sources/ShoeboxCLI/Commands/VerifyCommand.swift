@@ -79,6 +79,10 @@ public enum VerifyCommand: Command {
             unchecked.append((report.writerFilesSkipped == 1 ? "1 file" : "\(report.writerFilesSkipped) files")
                 + " of its work in progress (.tmp/, thumbnails/)")
         }
+        if report.thumbnailFindingsWithheld > 0 {
+            unchecked.append((report.thumbnailFindingsWithheld == 1 ? "1 thumbnail finding" : "\(report.thumbnailFindingsWithheld) thumbnail findings")
+                + " (thumbnails may be being made or pruned)")
+        }
         guard report.writer != nil || !unchecked.isEmpty else { return nil }
         let who = report.writer.map { "a writer (\($0)) was using the library" } ?? "a writer used the library meanwhile"
         let what = unchecked.isEmpty ? "everything in the catalog as read was checked"

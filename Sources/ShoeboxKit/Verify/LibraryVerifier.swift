@@ -8,7 +8,8 @@ import Foundation
 /// holds. A file under originals/ the snapshot lacks is looked up again once the scan is
 /// done (fetch commits a row before it publishes the file), so an original added meanwhile
 /// is not an unknown file; while a writer holds the lock, the temp files in .tmp/ and
-/// thumbnails/ are its own, not leftovers. The report says what was not checked. With
+/// thumbnails/ are its own, not leftovers, and thumbnail findings are withheld (a thumbs
+/// run changes files before rows). The report says what was not checked. With
 /// `waitForLock` it takes the lock shared instead, after the writer is done, so none runs
 /// meanwhile. Hashes originals on `jobs` threads.
 public struct LibraryVerifier: Sendable {
@@ -77,6 +78,11 @@ public struct LibraryVerifier: Sendable {
             let writers = findings.filter { $0.kind == .pendingPublish } + temporary
             report.writerFilesSkipped = writers.count
             findings.removeAll { $0.kind == .pendingPublish }
+            // thumbs renames a new thumbnail into place before its row is committed, and prunes
+            // files before rows: what the snapshot says of thumbnails may be stale by now.
+            let thumbnailKinds: Set<VerifyProblem.Kind> = [.thumbnailMissing, .thumbnailDamaged, .thumbnailStale]
+            report.thumbnailFindingsWithheld = findings.filter { thumbnailKinds.contains($0.kind) }.count
+            findings.removeAll { thumbnailKinds.contains($0.kind) }
         } else {
             findings += temporary
         }

@@ -21,6 +21,8 @@ public struct VerifyReport: Sendable, Equatable, Codable {
     public var addedSinceSnapshot = 0
     /// Temp files and files being published of the running writer: its work in progress, not checked.
     public var writerFilesSkipped = 0
+    /// Thumbnail findings not reported because a writer held the lock (thumbs may be mid-change).
+    public var thumbnailFindingsWithheld = 0
 
     public init() {}
 

@@ -248,6 +248,8 @@ final class LibraryVerifierTests: XCTestCase {
     func testVerifyRunsBesideAWriterAndStillFindsAChangedOriginal() throws {
         let (made, records) = try makeLibrary(count: 3)
         let layout = LibraryLayout(root: root)
+        let thumbnail = try made.addThumbnail(for: records[0])
+        unlink(layout.absolute(thumbnail.path))  // as thumbs --prune does, before it removes the row
         var writer: LibraryLock? = try LibraryLock(layout: layout, mode: .exclusive)
         // The writer's download in progress, and an original it adds while verify hashes.
         XCTAssertTrue(FileManager.default.createFile(atPath: layout.staging + "/0123.part", contents: Data("p".utf8)))
@@ -264,6 +266,7 @@ final class LibraryVerifierTests: XCTestCase {
         XCTAssertEqual(clean.originalsChecked, 3)
         XCTAssertEqual(clean.addedSinceSnapshot, 1)
         XCTAssertEqual(clean.writerFilesSkipped, 1)
+        XCTAssertEqual(clean.thumbnailFindingsWithheld, 1)
         XCTAssertEqual(clean.writer, "pid \(getpid())")
 
         try Damage.flipByte(layout.absolute(records[1].path))
@@ -276,7 +279,8 @@ final class LibraryVerifierTests: XCTestCase {
         // Without a writer, the same .part is a leftover of an interrupted run.
         let alone = try verify()
         XCTAssertNil(alone.writer)
-        XCTAssertEqual(kinds(alone), [records[1].path: .hashMismatch, ".tmp/0123.part": .leftoverTemp])
+        XCTAssertEqual(kinds(alone), [records[1].path: .hashMismatch, ".tmp/0123.part": .leftoverTemp,
+                                      thumbnail.path: .thumbnailMissing])
     }
 
     func testWaitForLockQueuesBehindTheWriter() throws {
