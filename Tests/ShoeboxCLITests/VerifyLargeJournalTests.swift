@@ -36,7 +36,7 @@ final class VerifyLargeJournalTests: XCTestCase {
         let bound = 100 << 20
         let (torn, tornRSS) = try runMeasured(["verify", "--library", library.path], in: folder)
         XCTAssertEqual(torn.status, 0, torn.stdout + torn.stderr)
-        XCTAssertTrue(torn.stderr.contains("1 originals checked"), torn.stderr)
+        XCTAssertTrue(torn.stderr.contains("1 original checked"), torn.stderr)
         XCTAssertLessThan(tornRSS, bound, "peak RSS of verify with a 120 MB torn line")
 
         // Followed by a whole entry, it is a line of the journal: damaged, reported, not loaded.

@@ -72,25 +72,27 @@ public enum ReindexCommand: Command {
         lines.append("originals: \(report.originals) (\(report.originalsFromJournal) from the journal, "
             + "\(report.originalsFromFiles) recorded from their files and journaled)")
         lines.append("sources: \(report.sources)" + (report.sourcesDropped > 0
-            ? " (\(report.sourcesDropped) journaled sources left out: their original is not in the library)" : ""))
+            ? " (\(Counted.text(report.sourcesDropped, "journaled source")) left out: "
+                + (report.sourcesDropped == 1 ? "its" : "their") + " original is not in the library)" : ""))
         lines.append("thumbnails: \(report.thumbnails)" + (report.thumbnailsDropped > 0
             ? " (\(report.thumbnailsDropped) left out: file or original gone)" : ""))
         if let previous = report.previousCatalog {
             lines.append("previous catalog (\(report.previousCatalogState ?? "orphaned write-ahead log")) kept as \(previous)")
         }
         if report.stagedPublished > 0 || report.tempFilesRemoved > 0 {
-            lines.append("interrupted run: \(report.stagedPublished) staged originals moved into place, "
-                + "\(report.tempFilesRemoved) temp files removed")
+            lines.append("interrupted run: \(Counted.text(report.stagedPublished, "staged original")) moved into place, "
+                + "\(Counted.text(report.tempFilesRemoved, "temp file")) removed")
         }
         if report.entriesFromCatalog > 0 {
-            lines.append("journal: \(report.entriesFromCatalog) rows of the replaced catalog it lacked were journaled first")
+            lines.append("journal: \(Counted.text(report.entriesFromCatalog, "row")) of the replaced catalog it lacked "
+                + (report.entriesFromCatalog == 1 ? "was" : "were") + " journaled first")
         }
         if report.journaledOriginalsWithoutFile > 0 {
-            lines.append("left out: \(report.journaledOriginalsWithoutFile) journaled originals whose file is not in originals/")
+            lines.append("left out: \(Counted.text(report.journaledOriginalsWithoutFile, "journaled original")) whose file is not in originals/")
         }
         if !report.damagedJournalLines.isEmpty {
             let shown = report.damagedJournalLines.prefix(10).map(String.init).joined(separator: ", ")
-            lines.append("journal: \(report.damagedJournalLines.count) damaged lines skipped (line \(shown)"
+            lines.append("journal: \(Counted.text(report.damagedJournalLines.count, "damaged line")) skipped (line \(shown)"
                 + (report.damagedJournalLines.count > 10 ? ", …" : "") + "); originals they described were recorded from their own bytes"
                 + (report.damagedJournalKept.map { "; removed from the journal, whose damaged copy is kept as \($0)" } ?? ""))
         }

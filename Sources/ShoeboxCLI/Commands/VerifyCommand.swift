@@ -50,15 +50,15 @@ public enum VerifyCommand: Command {
         return report.isClean ? ExitStatus.success : ExitStatus.someFailed
     }
 
-    /// "verify: 1234/5000 originals, 2.1 GB hashed, 1.4 GB/s", at most five times a second.
+    /// "verify: 1234/5000 originals, 2.1 GiB hashed, 1.4 GiB/s", at most five times a second.
     private static func progressLine(_ console: Console) -> @Sendable (Int, Int, Int64) -> Void {
         let start = Date()
         let last = LastShown()
         return { checked, total, bytes in
             let elapsed = Date().timeIntervalSince(start)
             guard checked == total || last.claim(at: elapsed) else { return }
-            let rate = elapsed > 0 ? Double(bytes) / 1e9 / elapsed : 0
-            console.progress(String(format: "verify: %d/%d originals, %.2f GB hashed, %.2f GB/s", checked, total, Double(bytes) / 1e9, rate))
+            console.progress("verify: \(checked)/\(total) originals, \(Counted.bytes(bytes)) hashed, "
+                + Counted.rate(bytes: bytes, seconds: elapsed))
         }
     }
 
@@ -72,15 +72,13 @@ public enum VerifyCommand: Command {
     static func besideWriter(_ report: VerifyReport) -> String? {
         var unchecked: [String] = []
         if report.addedSinceSnapshot > 0 {
-            unchecked.append((report.addedSinceSnapshot == 1 ? "1 original" : "\(report.addedSinceSnapshot) originals")
-                + " added after the catalog was read")
+            unchecked.append(Counted.text(report.addedSinceSnapshot, "original") + " added after the catalog was read")
         }
         if report.writerFilesSkipped > 0 {
-            unchecked.append((report.writerFilesSkipped == 1 ? "1 file" : "\(report.writerFilesSkipped) files")
-                + " of its work in progress (.tmp/, thumbnails/)")
+            unchecked.append(Counted.text(report.writerFilesSkipped, "file") + " of its work in progress (.tmp/, thumbnails/)")
         }
         if report.thumbnailFindingsWithheld > 0 {
-            unchecked.append((report.thumbnailFindingsWithheld == 1 ? "1 thumbnail finding" : "\(report.thumbnailFindingsWithheld) thumbnail findings")
+            unchecked.append(Counted.text(report.thumbnailFindingsWithheld, "thumbnail finding")
                 + " (thumbnails may be being made or pruned)")
         }
         guard report.writer != nil || !unchecked.isEmpty else { return nil }
@@ -93,12 +91,11 @@ public enum VerifyCommand: Command {
     static func summary(_ report: VerifyReport) -> String {
         let hashing = report.quick
             ? "sizes only"
-            : String(format: "%.2f GB hashed in %.2f s, %.2f GB/s on ", Double(report.bytesHashed) / 1e9,
-                     report.hashSeconds, report.gigabytesPerSecond)
-                + (report.hashThreads == 1 ? "1 thread" : "\(report.hashThreads) threads")
-        let notices = report.noticeCount == 1 ? "1 notice" : "\(report.noticeCount) notices"
-        let problems = report.problemCount == 1 ? "1 problem" : "\(report.problemCount) problems"
-        return "verify: \(report.originalsChecked) originals checked (\(hashing)), \(report.filesScanned) files under originals/, "
-            + "\(report.thumbnailsChecked) thumbnails: \(problems), \(notices)"
+            : "\(Counted.bytes(report.bytesHashed)) hashed in " + String(format: "%.2f s", report.hashSeconds)
+                + ", \(Counted.rate(bytes: report.bytesHashed, seconds: report.hashSeconds)) on "
+                + Counted.text(report.hashThreads, "thread")
+        return "verify: \(Counted.text(report.originalsChecked, "original")) checked (\(hashing)), "
+            + "\(Counted.text(report.filesScanned, "file")) under originals/, \(Counted.text(report.thumbnailsChecked, "thumbnail")): "
+            + "\(Counted.text(report.problemCount, "problem")), \(Counted.text(report.noticeCount, "notice"))"
     }
 }
