@@ -11,7 +11,7 @@ public enum ReindexCommand: Command {
             OptionSpec("force", help: "Rebuild even when the current catalog is healthy (it is kept beside the new one)."),
             OptionSpec("json", help: "Print the report as one JSON object on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files hashed at once.", default: "the number of cores"),
-            OptionSpec("wait", help: "Wait for a running fetch, thumbs or verify to finish instead of failing."),
+            OptionSpec("wait", help: "Wait for a running fetch, thumbs or verify --wait to finish instead of failing."),
         ],
         discussion: """
         Every file under originals/ is hashed; originals known to journal.jsonl get their journaled record back (sources,
