@@ -57,7 +57,7 @@ public enum VerifyCommand: Command {
         return { checked, total, bytes in
             let elapsed = Date().timeIntervalSince(start)
             guard checked == total || last.claim(at: elapsed) else { return }
-            console.progress("verify: \(checked)/\(total) originals, \(Counted.bytes(bytes)) hashed, "
+            console.progress("verify: \(checked)/\(total) originals, \(ByteSize.format(bytes)) hashed, "
                 + Counted.rate(bytes: bytes, seconds: elapsed))
         }
     }
@@ -91,7 +91,7 @@ public enum VerifyCommand: Command {
     static func summary(_ report: VerifyReport) -> String {
         let hashing = report.quick
             ? "sizes only"
-            : "\(Counted.bytes(report.bytesHashed)) hashed in " + String(format: "%.2f s", report.hashSeconds)
+            : "\(ByteSize.format(report.bytesHashed)) hashed in " + String(format: "%.2f s", report.hashSeconds)
                 + ", \(Counted.rate(bytes: report.bytesHashed, seconds: report.hashSeconds)) on "
                 + Counted.text(report.hashThreads, "thread")
         return "verify: \(Counted.text(report.originalsChecked, "original")) checked (\(hashing)), "

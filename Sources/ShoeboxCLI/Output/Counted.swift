@@ -1,15 +1,10 @@
 import ShoeboxKit
 
-/// "1 original", "2 originals": a count with its noun in the right number, and byte
-/// amounts and rates in IEC binary units (KiB, MiB, GiB: powers of 1024).
+/// "1 original", "2 originals": a count with its noun in the right number; and rates in
+/// IEC binary units (KiB/s, MiB/s, GiB/s), as `ByteSize.format` gives amounts.
 enum Counted {
     static func text(_ count: Int, _ singular: String, plural: String? = nil) -> String {
         "\(count) " + (count == 1 ? singular : plural ?? singular + "s")
-    }
-
-    /// "512 B", "1.5 MiB".
-    static func bytes(_ bytes: Int64) -> String {
-        ByteSize.format(bytes)
     }
 
     /// "1.4 GiB/s"; "0 B/s" when nothing was timed.

@@ -132,9 +132,7 @@ public final class Journal: @unchecked Sendable {
                 }
                 entries.append(entry)
             }
-        } catch is Stopped {
-            return (entries, damaged)
-        }
+        } catch is Stopped {}  // what was read so far
         return (entries, damaged)
     }
 
