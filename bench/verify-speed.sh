@@ -46,7 +46,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 "$BIN" verify --library "$LIBRARY" 2> "$WORK/summary" > /dev/null
-echo "shoebox's own figure (hashing phase only): $(sed -n 's/.*(\(.*GB\/s[^)]*\)).*/\1/p' "$WORK/summary")"
+echo "shoebox's own figure (hashing phase only): $(sed -n 's/.*(\(.*B\/s[^)]*\)).*/\1/p' "$WORK/summary")"
 printf "%-22s %10s %10s %8s\n" tool "median s" "GB/s" "ratio"
 base=""
 for tool in "${tools[@]}"; do

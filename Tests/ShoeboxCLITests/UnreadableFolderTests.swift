@@ -58,7 +58,7 @@ final class UnreadableFolderTests: XCTestCase {
                       reindex.stdout)
         XCTAssertTrue(reindex.stdout.contains("fix its permissions and run reindex again"), reindex.stdout)
         XCTAssertTrue(reindex.stdout.contains("originals: 2 "), reindex.stdout)
-        XCTAssertFalse(reindex.stdout.contains("journaled originals whose file is not in originals/"),
+        XCTAssertFalse(reindex.stdout.contains("whose file is not in originals/"),
                        "the original in the unlisted folder is reported with its folder, not as gone: \(reindex.stdout)")
 
         XCTAssertEqual(chmod(hidden, 0o755), 0)

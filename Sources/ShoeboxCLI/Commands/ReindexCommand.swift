@@ -11,7 +11,7 @@ public enum ReindexCommand: Command {
             OptionSpec("force", help: "Rebuild even when the current catalog is healthy (it is kept beside the new one)."),
             OptionSpec("json", help: "Print the report as one JSON object on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files hashed at once.", default: "the number of cores"),
-            OptionSpec("wait", help: "Wait for a running fetch, thumbs or verify to finish instead of failing."),
+            OptionSpec("wait", help: "Wait for a running fetch, thumbs or verify --wait to finish instead of failing."),
         ],
         discussion: """
         Every file under originals/ is hashed; originals known to journal.jsonl get their journaled record back (sources,
@@ -20,8 +20,9 @@ public enum ReindexCommand: Command {
         --force, rows of the healthy catalog the journal lacks are journaled first. The new catalog is built aside and
         moved into place when complete; a previous catalog.sqlite (corrupt, or replaced with --force) is kept as
         catalog.sqlite.corrupt-TIME or catalog.sqlite.replaced-TIME.
+        Ctrl-C or SIGTERM stops it before the new catalog is put in place: the previous one is left as it was.
         Exit status: 0 rebuilt, 1 rebuilt but some files or folders were unreadable, changed or no image, 2 usage or healthy
-        catalog without --force, 3 library locked by another process, 4 library unusable.
+        catalog without --force, 3 library locked by another process, 4 library unusable, 130 interrupted.
         """
     )
 
@@ -31,6 +32,9 @@ public enum ReindexCommand: Command {
             layout: layout, force: arguments.flag("force"),
             jobs: try arguments.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256))
         reindexer.waitForLock = arguments.flag("wait")
+        let stopper = reindexer
+        let trap = SignalTrap { _ in stopper.cancel() }
+        defer { withExtendedLifetime(trap) {} }
         console.progress("reindex: hashing \(layout.originals)…")
         let report: ReindexReport
         do {
@@ -39,7 +43,12 @@ public enum ReindexCommand: Command {
             console.clearProgress()
             console.error("reindex: \(error)")
             if case .catalogHealthy = error { return ExitStatus.usage }
+            if case .interrupted = error { return ExitStatus.interrupted }
             return ExitStatus.libraryUnusable
+        } catch LibraryError.waitInterrupted(let path) {
+            console.clearProgress()
+            console.error("reindex: interrupted while waiting for the lock of \(path); nothing was done")
+            return ExitStatus.interrupted
         } catch {
             console.clearProgress()
             return LibraryFailure.status(for: error, command: "reindex", console: console)
@@ -63,25 +72,27 @@ public enum ReindexCommand: Command {
         lines.append("originals: \(report.originals) (\(report.originalsFromJournal) from the journal, "
             + "\(report.originalsFromFiles) recorded from their files and journaled)")
         lines.append("sources: \(report.sources)" + (report.sourcesDropped > 0
-            ? " (\(report.sourcesDropped) journaled sources left out: their original is not in the library)" : ""))
+            ? " (\(Counted.text(report.sourcesDropped, "journaled source")) left out: "
+                + (report.sourcesDropped == 1 ? "its" : "their") + " original is not in the library)" : ""))
         lines.append("thumbnails: \(report.thumbnails)" + (report.thumbnailsDropped > 0
             ? " (\(report.thumbnailsDropped) left out: file or original gone)" : ""))
         if let previous = report.previousCatalog {
             lines.append("previous catalog (\(report.previousCatalogState ?? "orphaned write-ahead log")) kept as \(previous)")
         }
         if report.stagedPublished > 0 || report.tempFilesRemoved > 0 {
-            lines.append("interrupted run: \(report.stagedPublished) staged originals moved into place, "
-                + "\(report.tempFilesRemoved) temp files removed")
+            lines.append("interrupted run: \(Counted.text(report.stagedPublished, "staged original")) moved into place, "
+                + "\(Counted.text(report.tempFilesRemoved, "temp file")) removed")
         }
         if report.entriesFromCatalog > 0 {
-            lines.append("journal: \(report.entriesFromCatalog) rows of the replaced catalog it lacked were journaled first")
+            lines.append("journal: \(Counted.text(report.entriesFromCatalog, "row")) of the replaced catalog it lacked "
+                + (report.entriesFromCatalog == 1 ? "was" : "were") + " journaled first")
         }
         if report.journaledOriginalsWithoutFile > 0 {
-            lines.append("left out: \(report.journaledOriginalsWithoutFile) journaled originals whose file is not in originals/")
+            lines.append("left out: \(Counted.text(report.journaledOriginalsWithoutFile, "journaled original")) whose file is not in originals/")
         }
         if !report.damagedJournalLines.isEmpty {
             let shown = report.damagedJournalLines.prefix(10).map(String.init).joined(separator: ", ")
-            lines.append("journal: \(report.damagedJournalLines.count) damaged lines skipped (line \(shown)"
+            lines.append("journal: \(Counted.text(report.damagedJournalLines.count, "damaged line")) skipped (line \(shown)"
                 + (report.damagedJournalLines.count > 10 ? ", …" : "") + "); originals they described were recorded from their own bytes"
                 + (report.damagedJournalKept.map { "; removed from the journal, whose damaged copy is kept as \($0)" } ?? ""))
         }

@@ -11,7 +11,7 @@ public enum VerifyCommand: Command {
             OptionSpec("quick", help: "Compare sizes only (no hashing, no EXIF)."),
             OptionSpec("json", help: "Print one JSON object per problem on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files checked at once.", default: "the number of cores"),
-            OptionSpec("wait", help: "Wait for a running writer to finish instead of failing."),
+            OptionSpec("wait", help: "Wait for a running writer to finish, and keep writers out while checking."),
         ],
         discussion: """
         For every original in the catalog: the file exists, is read-only, has the recorded size and SHA-256, and its EXIF
@@ -19,7 +19,9 @@ public enum VerifyCommand: Command {
         not know, originals missing from journal.jsonl, thumbnails missing or older than their original, and (as notices,
         which do not fail the run) temp files left by an interrupted run.
         Problems are printed one per line on stdout as 'KIND PATH: DETAIL'; the summary goes to stderr.
-        Exit status: 0 no problems, 1 problems found, 2 usage, 3 a writer is running, 4 library or catalog unusable.
+        Verify runs beside a writer (fetch, thumbs, reindex) without taking the library lock: it checks one snapshot of
+        the catalog, and says on stderr what it left unchecked (originals added since, the writer's temp files).
+        Exit status: 0 no problems, 1 problems found, 2 usage, 3 catalog kept busy, 4 library or catalog unusable.
         """
     )
 
@@ -44,18 +46,19 @@ public enum VerifyCommand: Command {
             console.out(json ? jsonLine(finding) : TerminalText.oneLine(finding.line))
         }
         console.note(summary(report) + "\n")
+        if let note = besideWriter(report) { console.note(note + "\n") }
         return report.isClean ? ExitStatus.success : ExitStatus.someFailed
     }
 
-    /// "verify: 1234/5000 originals, 2.1 GB hashed, 1.4 GB/s", at most five times a second.
+    /// "verify: 1234/5000 originals, 2.1 GiB hashed, 1.4 GiB/s", at most five times a second.
     private static func progressLine(_ console: Console) -> @Sendable (Int, Int, Int64) -> Void {
         let start = Date()
         let last = LastShown()
         return { checked, total, bytes in
             let elapsed = Date().timeIntervalSince(start)
             guard checked == total || last.claim(at: elapsed) else { return }
-            let rate = elapsed > 0 ? Double(bytes) / 1e9 / elapsed : 0
-            console.progress(String(format: "verify: %d/%d originals, %.2f GB hashed, %.2f GB/s", checked, total, Double(bytes) / 1e9, rate))
+            console.progress("verify: \(checked)/\(total) originals, \(ByteSize.format(bytes)) hashed, "
+                + Counted.rate(bytes: bytes, seconds: elapsed))
         }
     }
 
@@ -65,15 +68,34 @@ public enum VerifyCommand: Command {
         return (try? encoder.encode(finding)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
+    /// What a writer running beside verify left unchecked; nil when there was nothing of the kind.
+    static func besideWriter(_ report: VerifyReport) -> String? {
+        var unchecked: [String] = []
+        if report.addedSinceSnapshot > 0 {
+            unchecked.append(Counted.text(report.addedSinceSnapshot, "original") + " added after the catalog was read")
+        }
+        if report.writerFilesSkipped > 0 {
+            unchecked.append(Counted.text(report.writerFilesSkipped, "file") + " of its work in progress (.tmp/, thumbnails/)")
+        }
+        if report.thumbnailFindingsWithheld > 0 {
+            unchecked.append(Counted.text(report.thumbnailFindingsWithheld, "thumbnail finding")
+                + " (thumbnails may be being made or pruned)")
+        }
+        guard report.writer != nil || !unchecked.isEmpty else { return nil }
+        let who = report.writer.map { "a writer (\($0)) was using the library" } ?? "a writer used the library meanwhile"
+        let what = unchecked.isEmpty ? "everything in the catalog as read was checked"
+            : "not checked: " + unchecked.joined(separator: ", ") + "; the next verify checks them"
+        return "verify: \(who); \(what)"
+    }
+
     static func summary(_ report: VerifyReport) -> String {
         let hashing = report.quick
             ? "sizes only"
-            : String(format: "%.2f GB hashed in %.2f s, %.2f GB/s on ", Double(report.bytesHashed) / 1e9,
-                     report.hashSeconds, report.gigabytesPerSecond)
-                + (report.hashThreads == 1 ? "1 thread" : "\(report.hashThreads) threads")
-        let notices = report.noticeCount == 1 ? "1 notice" : "\(report.noticeCount) notices"
-        let problems = report.problemCount == 1 ? "1 problem" : "\(report.problemCount) problems"
-        return "verify: \(report.originalsChecked) originals checked (\(hashing)), \(report.filesScanned) files under originals/, "
-            + "\(report.thumbnailsChecked) thumbnails: \(problems), \(notices)"
+            : "\(ByteSize.format(report.bytesHashed)) hashed in " + String(format: "%.2f s", report.hashSeconds)
+                + ", \(Counted.rate(bytes: report.bytesHashed, seconds: report.hashSeconds)) on "
+                + Counted.text(report.hashThreads, "thread")
+        return "verify: \(Counted.text(report.originalsChecked, "original")) checked (\(hashing)), "
+            + "\(Counted.text(report.filesScanned, "file")) under originals/, \(Counted.text(report.thumbnailsChecked, "thumbnail")): "
+            + "\(Counted.text(report.problemCount, "problem")), \(Counted.text(report.noticeCount, "notice"))"
     }
 }

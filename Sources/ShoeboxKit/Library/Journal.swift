@@ -68,15 +68,19 @@ public final class Journal: @unchecked Sendable {
 
     /// Every complete entry of the journal at `path`, oldest first; `[]` when there is
     /// no journal. A torn last line (cut short or garbled by a crash) is ignored; a bad
-    /// line before it throws `JournalError.malformed`.
+    /// line before it throws `JournalError.malformed`. The file is streamed: a line longer
+    /// than `JournalLineReader.maxLineLength` is not loaded (it is a bad line).
     public static func read(path: String) throws -> [JournalEntry] {
-        try decode(contents(path), path: path, salvage: false).entries
+        try decode(JournalLineReader(path: path), salvage: false).entries
     }
 
     /// Like `read`, but skips damaged lines anywhere instead of failing, and says which
     /// (1-based line numbers): `reindex` recovers what it can from a damaged journal.
-    public static func readSalvaging(path: String) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
-        try decode(contents(path), path: path, salvage: true)
+    /// Reading ends early, with what was read so far, once `shouldStop` says so (Ctrl-C).
+    public static func readSalvaging(
+        path: String, shouldStop: () -> Bool = { false }
+    ) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
+        try decode(JournalLineReader(path: path), salvage: true, shouldStop: shouldStop)
     }
 
     private static func contents(_ path: String) throws -> Data {
@@ -88,84 +92,92 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
-    static func decode(_ data: Data, path: String, salvage: Bool) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
+    /// Ends `forEachLine` early.
+    private struct Stopped: Error {}
+
+    static func decode(
+        _ reader: JournalLineReader, salvage: Bool, shouldStop: () -> Bool = { false }
+    ) throws -> (entries: [JournalEntry], damagedLines: [Int]) {
         var damaged: [Int] = []
-        let decoder = JSONDecoder()
-        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-        let lastLine = lines.lastIndex { !$0.isEmpty } ?? -1
         var entries: [JournalEntry] = []
-        entries.reserveCapacity(lines.count)
-        for (index, line) in lines.enumerated() where !line.isEmpty {
-            let isLast = index == lastLine  // possibly torn by a crash
-            do {
-                let entry = try decoder.decode(JournalEntry.self, from: Data(line))
+        // The latest non-empty line, when it could not be read: damage once another line
+        // follows it, ignored when it proves to be the last (possibly torn by a crash).
+        var failure: (line: Int, error: JournalError)?
+        func settle() throws {
+            guard let (line, error) = failure else { return }
+            failure = nil
+            guard salvage else { throw error }
+            damaged.append(line)
+        }
+        let decoder = JSONDecoder()
+        let path = reader.path
+        do {
+            try reader.forEachLine { number, content in
+                if number % 4096 == 0, shouldStop() { throw Stopped() }
+                guard case .text(let line) = content else {
+                    try settle()
+                    failure = (number, .malformed(path: path, line: number, detail: "longer than "
+                        + ByteSize.format(Int64(reader.maxLineLength)) + ", more than any entry; not loaded"))
+                    return
+                }
+                guard !line.isEmpty else { return }
+                try settle()
+                guard let entry = try? decoder.decode(JournalEntry.self, from: Data(line)) else {
+                    failure = (number, .malformed(path: path, line: number, detail: "invalid JSON"))
+                    return
+                }
                 guard entry.isComplete else {
-                    throw JournalError.malformed(path: path, line: index + 1, detail: "\(entry.kind.rawValue) without its record")
+                    failure = (number, .malformed(path: path, line: number, detail: "\(entry.kind.rawValue) without its record"))
+                    return
                 }
                 entries.append(entry)
-            } catch {
-                if isLast { break }
-                if salvage {
-                    damaged.append(index + 1)
-                    continue
-                }
-                if let error = error as? JournalError { throw error }
-                throw JournalError.malformed(path: path, line: index + 1, detail: "invalid JSON")
             }
-        }
+        } catch is Stopped {}  // what was read so far
         return (entries, damaged)
     }
 
     /// The hashes of every original the journal records, without decoding whole entries
     /// (verify reads this for 100,000+ originals): lines written by `append` are checked for
     /// balanced brackets and scanned for their `"sha256"` key; any other line is decoded.
-    /// A torn last line is ignored, as by `read`; damaged lines before it are listed (1-based).
-    public static func scanOriginalHashes(path: String) throws -> (hashes: Set<String>, damagedLines: [Int]) {
-        guard FileManager.default.fileExists(atPath: path) else { return ([], []) }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw JournalError.unreadable(path: path, detail: error.localizedDescription)
-        }
-        return data.withUnsafeBytes { raw in
-            scanOriginalHashes(raw.bindMemory(to: UInt8.self))
-        }
+    /// The file is streamed (`JournalLineReader`): memory stays bounded whatever its size, and
+    /// a line longer than `JournalLineReader.maxLineLength` is not loaded but listed in
+    /// `overLongLines` (and in `damagedLines`). A torn last line is ignored, as by `read`;
+    /// damaged lines before it are listed (1-based).
+    public static func scanOriginalHashes(path: String) throws -> (hashes: Set<String>, damagedLines: [Int], overLongLines: [Int]) {
+        try scanOriginalHashes(JournalLineReader(path: path))
     }
 
-    private static func scanOriginalHashes(_ bytes: UnsafeBufferPointer<UInt8>) -> (hashes: Set<String>, damagedLines: [Int]) {
+    static func scanOriginalHashes(_ reader: JournalLineReader) throws -> (hashes: Set<String>, damagedLines: [Int], overLongLines: [Int]) {
         let prefix = Array(#"{"kind":"original","original":{"#.utf8)
         let otherKinds = [#"{"kind":"source","#, #"{"kind":"thumbnail","#, #"{"kind":"thumbnail-removed","#].map { Array($0.utf8) }
         let key = Array(#""sha256":""#.utf8)
-        guard let base = bytes.baseAddress else { return ([], []) }
         var hashes = Set<String>()
         var damaged: [Int] = []
-        var start = 0
-        var lineNumber = 0
+        var overLong: [Int] = []
         var lastLine = 0
-        while start < bytes.count {
-            lineNumber += 1
-            var end = bytes.count
-            if let newline = memchr(base + start, 0x0A, bytes.count - start) {
-                end = UnsafePointer<UInt8>(newline.assumingMemoryBound(to: UInt8.self)) - base
+        let decoder = JSONDecoder()
+        try reader.forEachLine { number, content in
+            guard case .text(let line) = content else {
+                lastLine = number
+                overLong.append(number)
+                damaged.append(number)
+                return
             }
-            defer { start = end + 1 }
-            guard end > start else { continue }
-            lastLine = lineNumber
-            let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard !line.isEmpty else { return }
+            lastLine = number
             let wellFormed = isBalanced(line)
             if wellFormed, line.count > 100, starts(line, with: prefix), let sha = hash(in: line, after: key) {
                 hashes.insert(sha)
             } else if wellFormed, otherKinds.contains(where: { starts(line, with: $0) }) {
-                continue
-            } else if let entry = try? JSONDecoder().decode(JournalEntry.self, from: Data(line)), entry.isComplete {
+                return
+            } else if let entry = try? decoder.decode(JournalEntry.self, from: Data(line)), entry.isComplete {
                 if let original = entry.original { hashes.insert(original.sha256) }
             } else {
-                damaged.append(lineNumber)
+                damaged.append(number)
             }
         }
         // The last line may be torn by a crash, with or without its newline, as `read` takes it.
-        return (hashes, damaged.filter { $0 != lastLine })
+        return (hashes, damaged.filter { $0 != lastLine }, overLong.filter { $0 != lastLine })
     }
 
     /// Whether a line is one object whose braces and brackets (outside strings) pair up, so a
@@ -256,20 +268,42 @@ public final class Journal: @unchecked Sendable {
         guard data.withUnsafeBytes({ POSIXWrite.all($0, to: descriptor) }) else { throw failure() }
     }
 
-    /// Removes a last line without its newline (a batch torn by a crash).
+    /// Removes a last line without its newline (a batch torn by a crash). The file is read
+    /// backwards in blocks of `tailBlockSize` to find the last newline: a torn tail of many
+    /// megabytes costs a few reads, not one per byte, while the library lock is held.
     private func cutTornTail() throws {
         let size = lseek(descriptor, 0, SEEK_END)
         guard size > 0 else { return }
-        var keep = size
-        var byte: UInt8 = 0
-        while keep > 0 {
-            guard pread(descriptor, &byte, 1, keep - 1) == 1 else { throw failure() }
-            if byte == 0x0A { break }
-            keep -= 1
+        var block = [UInt8](repeating: 0, count: Self.tailBlockSize)
+        var keep: off_t = 0  // nothing whole when no newline is found
+        var end = size
+        search: while end > 0 {
+            let start = max(0, end - off_t(block.count))
+            let wanted = Int(end - start)
+            var got = 0
+            while got < wanted {
+                let count = block.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + got, wanted - got, start + off_t(got)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { throw failure() }
+                got += count
+            }
+            let newline: Int? = block.withUnsafeBufferPointer { bytes in
+                var index = wanted - 1
+                while index >= 0 && bytes[index] != 0x0A { index -= 1 }
+                return index >= 0 ? index : nil
+            }
+            if let newline {
+                keep = start + off_t(newline) + 1
+                break search
+            }
+            end = start
         }
         guard keep < size else { return }
         guard ftruncate(descriptor, keep) == 0, fsync(descriptor) == 0 else { throw failure() }
     }
+
+    /// How much of the journal's end `cutTornTail` reads at once.
+    static let tailBlockSize = 64 << 10
 
     private func failure() -> JournalError {
         errno == ENOSPC || errno == EDQUOT

@@ -9,6 +9,8 @@ import Foundation
 /// is built in `.tmp/` and moved into place only when complete; the previous file,
 /// if any, is kept beside it (`catalog.sqlite.corrupt-…` or `catalog.sqlite.replaced-…`).
 /// A healthy catalog is only replaced with `force`. Takes the library lock exclusively.
+/// `cancel` (Ctrl-C, SIGTERM) stops the run before the new catalog is put in place:
+/// `run` then throws `VerifyError.interrupted` and the previous catalog is left as it was.
 public struct LibraryReindexer: Sendable {
     public let layout: LibraryLayout
     public var force: Bool
@@ -16,6 +18,7 @@ public struct LibraryReindexer: Sendable {
     public var readMetadata: MetadataReading?
     /// Wait for the lock's holder instead of failing with `LibraryError.locked`.
     public var waitForLock = false
+    private let cancellation = ManagedAtomicFlag()
 
     public init(layout: LibraryLayout, force: Bool = false, jobs: Int? = nil, readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
         self.layout = layout
@@ -24,15 +27,27 @@ public struct LibraryReindexer: Sendable {
         self.readMetadata = readMetadata
     }
 
+    /// Asks a running `run` to stop (from any thread): it ends at its next step, before the
+    /// new catalog replaces the previous one, with `VerifyError.interrupted`.
+    public func cancel() { cancellation.set() }
+
+    public var isCancelled: Bool { cancellation.isSet }
+
+    private func stopIfCancelled() throws {
+        if cancellation.isSet { throw VerifyError.interrupted(catalog: layout.catalog) }
+    }
+
     public func run() throws -> ReindexReport {
         let start = Date()
         try LibraryVerifier.requireLibrary(layout)
-        let lock = try LibraryLock(layout: layout, mode: .exclusive, wait: waitForLock)
+        let cancellation = cancellation
+        let lock = try LibraryLock(layout: layout, mode: .exclusive, wait: waitForLock, isCancelled: { cancellation.isSet })
         defer { withExtendedLifetime(lock) {} }
         var report = ReindexReport()
         report.previousCatalogState = try assessCurrentCatalog()
         let store = try LocalOriginalStore(layout: layout)
-        let journal = try Journal.readSalvaging(path: layout.journal)
+        let journal = try Journal.readSalvaging(path: layout.journal, shouldStop: { cancellation.isSet })
+        try stopIfCancelled()
         report.damagedJournalLines = journal.damagedLines
         if !journal.damagedLines.isEmpty {
             // Left in place, they would make every verify fail for good.
@@ -49,6 +64,7 @@ public struct LibraryReindexer: Sendable {
         }
         let state = JournalState(entries)
         try recoverStaged(store: store, state: state, report: &report)
+        try stopIfCancelled()
 
         let listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
         let found = listing.files
@@ -57,7 +73,9 @@ public struct LibraryReindexer: Sendable {
         report.notRegularFiles = found.filter { $0.hasUTF8Name && !$0.isRegular }.map(\.path)
         let files = found.filter { $0.hasUTF8Name && $0.isRegular }
         let hashes = hash(files, report: &report)
-        let (originals, unjournaled) = chooseOriginals(files, hashes: hashes, state: state, report: &report)
+        try stopIfCancelled()  // the hashes are not all there
+        let (originals, unjournaled) = try chooseOriginals(files, hashes: hashes, state: state, report: &report)
+        try stopIfCancelled()
         if !unjournaled.isEmpty {
             try Journal(path: layout.journal).append(unjournaled.map(JournalEntry.originalStored))
         }
@@ -111,24 +129,20 @@ public struct LibraryReindexer: Sendable {
             + thumbnails.filter { state.thumbnails[$0.path] != $0 }.map(JournalEntry.thumbnailRecorded)
     }
 
+    /// The rule of `LibraryRecovery` (the one fetch follows), with the journal as the record.
     private func recoverStaged(store: LocalOriginalStore, state: JournalState, report: inout ReindexReport) throws {
-        report.tempFilesRemoved += try store.removePartialDownloads()
-        for sha256 in try store.pendingStaged() {
-            if let record = state.originals[sha256], !store.exists(path: record.path) {
-                try store.publish(sha256: sha256, to: record.path)
-                report.stagedPublished += 1
-            } else {
-                store.discardStaged(sha256: sha256)
-                report.tempFilesRemoved += 1
-            }
-        }
+        let recovery = try LibraryRecovery.run(store: store) { state.originals[$0] }
+        report.stagedPublished += recovery.published
+        report.tempFilesRemoved += recovery.partialsRemoved + recovery.dropped
     }
 
     /// Hashes by path bytes (`LibraryFile.pathKey`): composed and decomposed "café" are two files.
     private func hash(_ files: [LibraryFile], report: inout ReindexReport) -> [[UInt8]: String] {
         let results = LockedBox((hashes: [[UInt8]: String](), bytes: Int64(0), unreadable: [String]()))
         let layout = layout
+        let cancellation = cancellation
         ParallelLoop.run(count: files.count, jobs: jobs) { index in
+            guard !cancellation.isSet else { return }
             let file = files[index]
             let result = try? SHA256Hasher.hashFile(atPath: layout.absolute(file.path))
             results.update {
@@ -149,7 +163,7 @@ public struct LibraryReindexer: Sendable {
     /// One record per distinct content, and the records that were not journaled.
     private func chooseOriginals(
         _ files: [LibraryFile], hashes: [[UInt8]: String], state: JournalState, report: inout ReindexReport
-    ) -> (all: [OriginalRecord], unjournaled: [OriginalRecord]) {
+    ) throws -> (all: [OriginalRecord], unjournaled: [OriginalRecord]) {
         var bySHA: [String: [LibraryFile]] = [:]
         var order: [String] = []
         for file in files {
@@ -162,6 +176,7 @@ public struct LibraryReindexer: Sendable {
         var unjournaled: [OriginalRecord] = []
         var changed: Set<String> = []
         for sha in order {
+            try stopIfCancelled()  // EXIF is read for each file the journal does not know
             let copies = bySHA[sha] ?? []
             let journaled = state.originals[sha]
             let chosen = copies.first { $0.pathKey == journaled.map { Array($0.path.utf8) } } ?? copies[0]
@@ -231,11 +246,18 @@ public struct LibraryReindexer: Sendable {
         do {
             let catalog = try SQLiteCatalog(path: rebuild)
             try catalog.transaction {
-                for record in originals { try catalog.insertOriginal(record) }
-                for record in sources { try catalog.upsertSource(record) }
+                for (index, record) in originals.enumerated() {
+                    if index % 1024 == 0 { try stopIfCancelled() }
+                    try catalog.insertOriginal(record)
+                }
+                for (index, record) in sources.enumerated() {
+                    if index % 1024 == 0 { try stopIfCancelled() }
+                    try catalog.upsertSource(record)
+                }
                 for record in thumbnails { try catalog.upsertThumbnail(record) }
             }
             catalog.close()
+            try stopIfCancelled()  // the last moment the previous catalog can be left as it was
         } catch {
             Self.removeDatabase(rebuild)
             throw error

@@ -3,14 +3,22 @@ import Foundation
 /// `shoebox verify`: checks that every original in the catalog is still there bit
 /// for bit with its metadata, and that nothing else crept into the library.
 ///
-/// Takes the library lock shared (fails with `LibraryError.locked` while a writer
-/// runs), reads the catalog read-only, hashes originals on `jobs` threads.
+/// Runs beside a writer (fetch, thumbs, reindex) without taking the library lock: it
+/// reads one snapshot of the catalog (a read transaction) and checks what that snapshot
+/// holds. A file under originals/ the snapshot lacks is looked up again once the scan is
+/// done (fetch commits a row before it publishes the file), so an original added meanwhile
+/// is not an unknown file; while a writer holds the lock, the temp files in .tmp/ and
+/// thumbnails/ are its own, not leftovers, and thumbnail findings are withheld (a thumbs
+/// run changes files before rows). The report says what was not checked. With
+/// `waitForLock` it takes the lock shared instead, after the writer is done, so none runs
+/// meanwhile. Hashes originals on `jobs` threads.
 public struct LibraryVerifier: Sendable {
     public let layout: LibraryLayout
     public var quick: Bool
     public var jobs: Int
     public var readMetadata: MetadataReading?
-    /// Wait for a running writer instead of failing with `LibraryError.locked`.
+    /// Wait for a running writer to finish, and keep writers out while checking (the lock
+    /// taken shared), instead of checking beside one.
     public var waitForLock = false
     /// Called from the worker threads after each original: (checked, total, bytes hashed).
     public var progress: (@Sendable (_ checked: Int, _ total: Int, _ bytes: Int64) -> Void)?
@@ -29,8 +37,9 @@ public struct LibraryVerifier: Sendable {
     public func run() throws -> VerifyReport {
         let start = Date()
         try Self.requireLibrary(layout)
-        let lock = try Self.sharedLock(layout, wait: waitForLock)
+        let lock = waitForLock ? try Self.sharedLock(layout, wait: true) : nil
         defer { withExtendedLifetime(lock) {} }
+        let writerAtStart = waitForLock ? nil : LibraryLock.writer(of: layout)
         guard FileManager.default.fileExists(atPath: layout.catalog) else {
             throw VerifyError.catalogMissing(path: layout.catalog, library: layout.root)
         }
@@ -46,16 +55,36 @@ public struct LibraryVerifier: Sendable {
         var findings = checkOriginals(originals, staged: Self.stagedHashes(temps.files), report: &report)
         let listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
         report.filesScanned = listing.files.count
-        findings += unknownFiles(listing.files, known: Set(originals.map { Array($0.path.utf8) }))
+        let known = Set(originals.map { Array($0.path.utf8) })
+        var unknown = listing.files.filter { !known.contains($0.pathKey) }
+        // Rows a writer committed since the snapshot (then published their files): not unknown.
+        let added = addedSinceSnapshot(unknown)
+        report.addedSinceSnapshot = added.count
+        unknown.removeAll { added.contains($0.pathKey) }
+        findings += unknownFiles(unknown)
         findings += listing.unreadableFolders.map { Self.unlisted($0, unseen: "files in it were not checked against the catalog") }
         findings += temps.unreadableFolders.map { Self.unlisted($0, unseen: "leftovers of interrupted runs in it went unseen") }
         findings += checkThumbnails(thumbnails, originals: originals)
         findings += checkJournal(originals)
         // A staged file an original is waiting for is that original's pending-publish notice, not a leftover.
         let awaited = Set(findings.filter { $0.kind == .pendingPublish }.compactMap(\.sha256))
-        findings += temps.files.filter { !awaited.contains(Self.stagedHash($0) ?? "") }.compactMap(Self.leftover)
-        findings += ThumbnailLayout.leftovers(in: layout.root).map {
+        var temporary = temps.files.filter { !awaited.contains(Self.stagedHash($0) ?? "") }.compactMap(Self.leftover)
+        temporary += ThumbnailLayout.leftovers(in: layout.root).map {
             VerifyProblem(kind: .leftoverTemp, path: $0.shown, detail: "thumbnail left half-written by an interrupted run; the next thumbs removes it")
+        }
+        // A running writer's temp files and files it is publishing are its own work in progress.
+        report.writer = waitForLock ? nil : writerAtStart ?? LibraryLock.writer(of: layout)
+        if report.writer != nil {
+            let writers = findings.filter { $0.kind == .pendingPublish } + temporary
+            report.writerFilesSkipped = writers.count
+            findings.removeAll { $0.kind == .pendingPublish }
+            // thumbs renames a new thumbnail into place before its row is committed, and prunes
+            // files before rows: what the snapshot says of thumbnails may be stale by now.
+            let thumbnailKinds: Set<VerifyProblem.Kind> = [.thumbnailMissing, .thumbnailDamaged, .thumbnailStale]
+            report.thumbnailFindingsWithheld = findings.filter { thumbnailKinds.contains($0.kind) }.count
+            findings.removeAll { thumbnailKinds.contains($0.kind) }
+        } else {
+            findings += temporary
         }
         report.findings = findings.sorted { ($0.path, $0.kind.rawValue) < ($1.path, $1.kind.rawValue) }
         report.totalSeconds = Date().timeIntervalSince(start)
@@ -84,10 +113,22 @@ public struct LibraryVerifier: Sendable {
         return results.current.outcome.findings
     }
 
-    /// `known` holds the catalog's paths as bytes: a name the file system tells apart (composed
-    /// and decomposed "café") is another file, though Swift strings call the two equal.
-    private func unknownFiles(_ files: [LibraryFile], known: Set<[UInt8]>) -> [VerifyProblem] {
-        files.filter { !known.contains($0.pathKey) }.map { file in
+    /// The paths of `unknown` files the catalog has now: added (committed, then published)
+    /// by a writer after the snapshot was read. Nothing when the catalog cannot be read again.
+    private func addedSinceSnapshot(_ unknown: [LibraryFile]) -> Set<[UInt8]> {
+        let candidates = unknown.filter { $0.hasUTF8Name && $0.isRegular }
+        guard !candidates.isEmpty,
+              let catalog = try? SQLiteCatalog(path: layout.catalog, readOnly: true, checkIntegrity: false) else { return [] }
+        defer { catalog.close() }
+        return Set(candidates.compactMap { file in
+            (try? catalog.original(path: file.path)) != nil ? file.pathKey : nil
+        })
+    }
+
+    /// Files the catalog lacks, compared by path bytes (`pathKey`): a name the file system tells
+    /// apart (composed and decomposed "café") is another file, though Swift strings call the two equal.
+    private func unknownFiles(_ files: [LibraryFile]) -> [VerifyProblem] {
+        files.map { file in
             let detail: String
             if !file.hasUTF8Name {
                 detail = "its name is not UTF-8 (stray bytes shown as \\xNN), so the catalog cannot record it; "
@@ -126,16 +167,20 @@ public struct LibraryVerifier: Sendable {
     }
 
     private func checkJournal(_ originals: [OriginalRecord]) -> [VerifyProblem] {
-        let scan: (hashes: Set<String>, damagedLines: [Int])
+        let scan: (hashes: Set<String>, damagedLines: [Int], overLongLines: [Int])
         do {
             scan = try Journal.scanOriginalHashes(path: layout.journal)
         } catch {
             return [VerifyProblem(kind: .journalDamaged, path: Journal.fileName, detail: "\(error)")]
         }
+        let overLong = Set(scan.overLongLines)
+        let limit = ByteSize.format(Int64(JournalLineReader.maxLineLength))
         let damaged = scan.damagedLines.map {
             VerifyProblem(
                 kind: .journalDamaged, path: "\(Journal.fileName):\($0)",
-                detail: "line \($0) cannot be read; `shoebox reindex --force` records what it described from the files "
+                detail: (overLong.contains($0) ? "line \($0) is longer than \(limit), more than any entry, and was not loaded"
+                    : "line \($0) cannot be read")
+                    + "; `shoebox reindex --force` records what it described from the files "
                     + "and removes it from the journal (keeping the damaged copy)")
         }
         return damaged + originals.filter { !scan.hashes.contains($0.sha256) }.map {

@@ -9,6 +9,8 @@ public enum VerifyError: Error, CustomStringConvertible, Equatable, Sendable {
     case catalogHealthy(path: String, originals: Int)
     /// reindex: the catalog could not be moved aside or the new one put in place.
     case cannotReplace(path: String, detail: String)
+    /// reindex: stopped (Ctrl-C, SIGTERM) before the rebuilt catalog was put in place.
+    case interrupted(catalog: String)
 
     public var description: String {
         switch self {
@@ -23,6 +25,9 @@ public enum VerifyError: Error, CustomStringConvertible, Equatable, Sendable {
                 + "Pass --force to rebuild it anyway (the current file is kept beside it)"
         case let .cannotReplace(path, detail):
             return "cannot put the rebuilt catalog in place at \(path): \(detail); the previous catalog was left as it was"
+        case let .interrupted(catalog):
+            return "interrupted before the rebuilt catalog was put in place: \(catalog) was left as it was "
+                + "(staged originals moved into place and entries journaled meanwhile are kept); run the same command again to rebuild it"
         }
     }
 }

@@ -14,6 +14,15 @@ public struct VerifyReport: Sendable, Equatable, Codable {
     public var hashThreads = 0
     public var totalSeconds = 0.0
     public var quick = false
+    /// The writer that held the library lock while verify ran beside it ("pid N"), if any.
+    public var writer: String?
+    /// Files under originals/ the catalog snapshot lacked but the catalog had by the end of
+    /// the scan: added by a writer meanwhile, not checked (the next verify checks them).
+    public var addedSinceSnapshot = 0
+    /// Temp files and files being published of the running writer: its work in progress, not checked.
+    public var writerFilesSkipped = 0
+    /// Thumbnail findings not reported because a writer held the lock (thumbs may be mid-change).
+    public var thumbnailFindingsWithheld = 0
 
     public init() {}
 

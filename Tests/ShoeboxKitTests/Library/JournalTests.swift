@@ -129,6 +129,40 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1) + sampleEntries(2))
     }
 
+    /// A crash in the middle of a large batch (or a runaway writer) can leave megabytes after
+    /// the last newline: they are cut, every whole line before them is kept, and appends go on.
+    func testOpeningForWritingCutsATornTailOfManyMegabytes() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        let complete = try XCTUnwrap(FileManager.default.contents(atPath: journalPath))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"kind\":\"source\",\"source\":{\"url\":\"http://127.0.0.1/".utf8))
+        try handle.write(contentsOf: Data(repeating: UInt8(ascii: "a"), count: 20 << 20))
+        try handle.close()
+        let journal = try Journal(path: journalPath)
+        XCTAssertEqual(FileManager.default.contents(atPath: journalPath), complete)
+        try journal.append(sampleEntries(2))
+        XCTAssertEqual(try Journal.read(path: journalPath), sampleEntries(1) + sampleEntries(2))
+    }
+
+    /// The last newline found wherever it falls against the blocks read backwards.
+    func testTornTailsAroundTheBlockSizeAreCutAtTheLastNewline() throws {
+        try Journal(path: journalPath).append(sampleEntries(1))
+        let complete = try XCTUnwrap(FileManager.default.contents(atPath: journalPath))
+        let block = 64 << 10
+        for tail in [1, block - complete.count - 1, block - complete.count, block - 1, block, block + 1, 2 * block + 5] {
+            var torn = complete
+            torn.append(Data(repeating: UInt8(ascii: "x"), count: tail))
+            try torn.write(to: URL(fileURLWithPath: journalPath))
+            _ = try Journal(path: journalPath)
+            XCTAssertEqual(FileManager.default.contents(atPath: journalPath), complete, "a torn tail of \(tail) bytes")
+        }
+        // No newline at all: nothing whole, all of it goes.
+        try Data(repeating: UInt8(ascii: "{"), count: block + 3).write(to: URL(fileURLWithPath: journalPath))
+        _ = try Journal(path: journalPath)
+        XCTAssertEqual(FileManager.default.contents(atPath: journalPath), Data())
+    }
+
     func testBadLineBeforeTheEndIsReportedWithItsLineNumber() throws {
         try Journal(path: journalPath).append(sampleEntries(1))
         var text = try String(contentsOfFile: journalPath, encoding: .utf8)
@@ -251,5 +285,80 @@ extension JournalTests {
         XCTAssertEqual(salvaged.damagedLines, [1, 6])
         XCTAssertEqual(salvaged.entries, sampleEntriesForHashes(1) + sampleEntriesForHashes(2))
         XCTAssertThrowsError(try Journal.read(path: journalPath))
+    }
+}
+
+extension JournalTests {
+    /// Verify streams the journal: lines cut across its blocks anywhere are found whole.
+    func testScanningInTinyBlocksFindsWhatOneBlockFinds() throws {
+        let journal = try Journal(path: journalPath)
+        for n in 0..<6 { try journal.append(sampleEntriesForHashes(n)) }
+        var text = try String(contentsOfFile: journalPath, encoding: .utf8)
+        text = "garbage\n\n" + text + "{\"kind\":\"original\",\"orig"  // damage, an empty line, a torn end
+        try text.write(toFile: journalPath, atomically: false, encoding: .utf8)
+        let whole = try Journal.scanOriginalHashes(path: journalPath)
+        XCTAssertEqual(whole.hashes.count, 6)
+        XCTAssertEqual(whole.damagedLines, [1])
+        for size in [1, 7, 64, 333] {
+            var reader = JournalLineReader(path: journalPath)
+            reader.blockSize = size
+            let scan = try Journal.scanOriginalHashes(reader)
+            XCTAssertEqual(scan.hashes, whole.hashes, "blocks of \(size) bytes")
+            XCTAssertEqual(scan.damagedLines, [1], "blocks of \(size) bytes")
+        }
+    }
+
+    /// A line over the limit is not loaded: reported (unless it is the torn last line), the rest read.
+    func testAnOverLongLineIsReportedNotLoaded() throws {
+        let journal = try Journal(path: journalPath)
+        try journal.append(sampleEntriesForHashes(1))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: UInt8(ascii: "{"), count: 5000))
+        try handle.close()
+        var reader = JournalLineReader(path: journalPath)
+        reader.maxLineLength = 1000
+        reader.blockSize = 300
+        var lengths: [Int] = []
+        try reader.forEachLine { _, line in
+            if case .overLong(let bytes) = line { lengths.append(bytes) }
+        }
+        XCTAssertEqual(lengths, [5000])
+        let torn = try Journal.scanOriginalHashes(reader)
+        XCTAssertEqual(torn.hashes.count, 1)
+        XCTAssertEqual(torn.damagedLines, [], "an over-long torn end is a torn end")
+        XCTAssertEqual(torn.overLongLines, [])
+
+        let tornAndMore = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        try tornAndMore.seekToEnd()
+        try tornAndMore.write(contentsOf: Data("\n".utf8))
+        try tornAndMore.close()
+        try Journal(path: journalPath).append(sampleEntriesForHashes(2))
+        let scan = try Journal.scanOriginalHashes(reader)
+        XCTAssertEqual(scan.hashes.count, 2)
+        XCTAssertEqual(scan.damagedLines, [5])
+        XCTAssertEqual(scan.overLongLines, [5])
+    }
+}
+
+extension JournalTests {
+    /// reindex streams the journal too: an over-long line is a bad line, not loaded.
+    func testReadTakesAnOverLongLineForABadOne() throws {
+        try Journal(path: journalPath).append(sampleEntriesForHashes(1))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: UInt8(ascii: "{"), count: 5000) + Data("\n".utf8))
+        try handle.close()
+        var reader = JournalLineReader(path: journalPath)
+        reader.maxLineLength = 1000
+        XCTAssertEqual(try Journal.decode(reader, salvage: true).entries, sampleEntriesForHashes(1), "a torn end")
+        try Journal(path: journalPath).append(sampleEntriesForHashes(2))
+        let salvaged = try Journal.decode(reader, salvage: true)
+        XCTAssertEqual(salvaged.entries, sampleEntriesForHashes(1) + sampleEntriesForHashes(2))
+        XCTAssertEqual(salvaged.damagedLines, [5])
+        XCTAssertThrowsError(try Journal.decode(reader, salvage: false)) { error in
+            XCTAssertEqual(error as? JournalError, .malformed(
+                path: self.journalPath, line: 5, detail: "longer than 1000 B, more than any entry; not loaded"))
+        }
     }
 }

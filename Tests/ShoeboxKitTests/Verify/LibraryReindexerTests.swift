@@ -197,6 +197,31 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(try LibraryVerifier(layout: layout).run().findings, [])
     }
 
+    /// After a power loss a staged file can keep its name without its bytes: reindex, like fetch's
+    /// recovery, publishes only content that hashes to its name and drops the rest.
+    func testTornStagedContentIsNotPublishedAndAWholeOneStillIs() throws {
+        let library = try makeLibrary()
+        let whole = try library.store(VerifyTestLibrary.bytes(60), path: "originals/2024/06/01/whole.jpg")
+        let torn = try library.store(VerifyTestLibrary.bytes(61), path: "originals/2024/06/01/torn.jpg")
+        library.closeCatalog()
+        try FileManager.default.moveItem(atPath: layout.absolute(whole.path), toPath: layout.staging + "/\(whole.sha256).staged")
+        // Same name, same size, other bytes: torn by the crash.
+        try VerifyTestLibrary.bytes(62).write(to: URL(fileURLWithPath: layout.staging + "/\(torn.sha256).staged"))
+        unlink(layout.absolute(torn.path))
+        for suffix in ["", "-wal", "-shm"] { unlink(layout.catalog + suffix) }
+        let report = try reindex()
+        XCTAssertEqual(report.stagedPublished, 1)
+        XCTAssertEqual(report.tempFilesRemoved, 1)
+        XCTAssertEqual(FileManager.default.contents(atPath: layout.absolute(whole.path)), VerifyTestLibrary.bytes(60))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: layout.absolute(torn.path)), "torn bytes never become an original")
+        let paths = try VerifyTestLibrary.dump(layout.catalog).0.map(\.path)
+        XCTAssertTrue(paths.contains(whole.path), "\(paths)")
+        XCTAssertFalse(paths.contains(torn.path), "\(paths)")
+        XCTAssertEqual(report.journaledOriginalsWithoutFile, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: layout.staging), [])
+        XCTAssertEqual(try LibraryVerifier(layout: layout).run().findings, [])
+    }
+
     func testDuplicateCopiesAreLeftOutAndReported() throws {
         let library = try makeLibrary()
         library.closeCatalog()
@@ -336,6 +361,24 @@ final class LibraryReindexerTests: XCTestCase {
         XCTAssertEqual(after.1, before.1, "no source lost")
         XCTAssertEqual(after.2, before.2, "no thumbnail lost")
         XCTAssertTrue(try LibraryVerifier(layout: layout).run().findings.isEmpty, "everything journaled again")
+    }
+
+    func testACancelledRunLeavesThePreviousCatalogAsItWas() throws {
+        let library = try makeLibrary()
+        library.closeCatalog()
+        let before = try VerifyTestLibrary.dump(layout.catalog)
+        let reindexer = LibraryReindexer(layout: layout, force: true, jobs: 2)
+        reindexer.cancel()
+        XCTAssertThrowsError(try reindexer.run()) { error in
+            guard case VerifyError.interrupted = error else { return XCTFail("got \(error)") }
+            XCTAssertTrue("\(error)".contains("\(self.layout.catalog) was left as it was"), "\(error)")
+        }
+        let after = try VerifyTestLibrary.dump(layout.catalog)
+        XCTAssertEqual(after.0, before.0)
+        XCTAssertEqual(after.1, before.1)
+        XCTAssertEqual(after.2, before.2)
+        XCTAssertEqual(try files(matching: "catalog.sqlite."), [])
+        XCTAssertEqual(try reindex(force: true).originalsFromJournal, 5, "the next run rebuilds it")
     }
 
     func testLockedLibraryIsRefused() throws {

@@ -244,13 +244,43 @@ final class LibraryVerifierTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: root + "/catalog.sqlite"), garbage)
     }
 
-    func testRunningWriterIsReportedAsLocked() throws {
-        _ = try makeLibrary(count: 1)
-        let writer = try LibraryLock(layout: LibraryLayout(root: root), mode: .exclusive)
-        XCTAssertThrowsError(try verify()) { error in
-            guard case LibraryError.locked = error else { return XCTFail("got \(error)") }
+    /// Verify reads beside a writer: it neither fails nor waits, and still finds real problems.
+    func testVerifyRunsBesideAWriterAndStillFindsAChangedOriginal() throws {
+        let (made, records) = try makeLibrary(count: 3)
+        let layout = LibraryLayout(root: root)
+        let thumbnail = try made.addThumbnail(for: records[0])
+        unlink(layout.absolute(thumbnail.path))  // as thumbs --prune does, before it removes the row
+        var writer: LibraryLock? = try LibraryLock(layout: layout, mode: .exclusive)
+        // The writer's download in progress, and an original it adds while verify hashes.
+        XCTAssertTrue(FileManager.default.createFile(atPath: layout.staging + "/0123.part", contents: Data("p".utf8)))
+        var verifier = LibraryVerifier(layout: layout, jobs: 1)
+        let added = LockedBox(false)
+        nonisolated(unsafe) let library = made
+        verifier.progress = { _, _, _ in
+            guard added.update({ (done: inout Bool) -> Bool in defer { done = true }; return !done }) else { return }
+            _ = try? library.store(VerifyTestLibrary.bytes(77), path: "originals/2024/05/02/added.jpg")
         }
-        withExtendedLifetime(writer) {}
+        let clean = try verifier.run()
+        XCTAssertTrue(added.current, "an original was added after the snapshot")
+        XCTAssertEqual(clean.findings, [], "neither the new original nor the writer's .part is a finding")
+        XCTAssertEqual(clean.originalsChecked, 3)
+        XCTAssertEqual(clean.addedSinceSnapshot, 1)
+        XCTAssertEqual(clean.writerFilesSkipped, 1)
+        XCTAssertEqual(clean.thumbnailFindingsWithheld, 1)
+        XCTAssertEqual(clean.writer, "pid \(getpid())")
+
+        try Damage.flipByte(layout.absolute(records[1].path))
+        let damaged = try verify()
+        XCTAssertEqual(kinds(damaged), [records[1].path: .hashMismatch])
+        XCTAssertFalse(damaged.isClean)
+        XCTAssertNotNil(writer)
+        writer = nil
+
+        // Without a writer, the same .part is a leftover of an interrupted run.
+        let alone = try verify()
+        XCTAssertNil(alone.writer)
+        XCTAssertEqual(kinds(alone), [records[1].path: .hashMismatch, ".tmp/0123.part": .leftoverTemp,
+                                      thumbnail.path: .thumbnailMissing])
     }
 
     func testWaitForLockQueuesBehindTheWriter() throws {
