@@ -144,3 +144,78 @@ final class ThumbsInterruptTests: XCTestCase {
         XCTAssertEqual(try library.thumbnails().count, count)
     }
 }
+
+/// `--max-memory` bounds the memory of a whole run, whatever `-j`: images libvips cannot
+/// shrink while loading (an interlaced PNG is decoded whole, a progressive JPEG keeps all its
+/// DCT coefficients) are admitted against one budget, and one over it is refused unread.
+/// Before, a 1.9 MB interlaced 16-bit PNG of 249 megapixels took 2.16 GB.
+final class ThumbsMemoryTests: XCTestCase {
+    /// `shoebox ARGS` and its peak resident memory in bytes, from wait4's rusage (GNU time).
+    private func runMeasured(_ arguments: [String]) throws -> (ShoeboxProcess.Result, Int64) {
+        let report = try makeTemporaryDirectory(self).appendingPathComponent("rusage").path
+        let (process, out, err) = try ShoeboxProcess.start(
+            arguments, command: ["/usr/bin/time", "-f", "%M", "-o", report, ShoeboxProcess.executable.path])
+        let result = ShoeboxProcess.waitCapturing(process, out: out, err: err)
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        let kilobytes = try XCTUnwrap(text.split(separator: "\n").last.flatMap { Int64($0) }, "GNU time said: \(text)")
+        return (result, kilobytes * 1024)
+    }
+
+    func testMaxMemoryBoundsPeakRSSAtAnyJobsAndRefusesAnImageOverIt() throws {
+        let library = try PhotoLibraryFixture(self)
+        let normal = "originals/2024/05/01/normal.jpg"
+        try library.addPhoto(normal, color: "green", width: 1200, height: 800)
+        // The fixed overhead: a trivial run (libraries, runtime, one small photo).
+        let (trivial, overhead) = try runMeasured(["thumbs", "--library", library.root, "-j", "2"])
+        XCTAssertEqual(trivial.status, 0, trivial.stderr)
+
+        let folder = try makeTemporaryDirectory(self).path
+        // 64 megapixels of 16-bit RGBA, interlaced: 512 MB decoded, from a file of about 0.5 MB.
+        let bomb = "originals/2024/05/01/bomb.png"
+        try PhotoLibraryFixture.tool("/usr/bin/vips", ["black", folder + "/seed.v", "80", "80", "--bands", "4"])
+        try PhotoLibraryFixture.tool("/usr/bin/vips", ["colourspace", folder + "/seed.v", folder + "/seed.png", "rgb16"])
+        try PhotoLibraryFixture.tool("/usr/bin/vips", ["zoom", folder + "/seed.png",
+                                                       library.root + "/" + bomb + "[interlace,compression=9]", "100", "100"])
+        try library.record(bomb)
+        // Two progressive JPEGs of 64 megapixels: about 195 MB of coefficients each, so one fits
+        // in 256 MiB at a time, never both.
+        var progressive: [String] = []
+        for (index, height) in [8000, 7900].enumerated() {
+            let path = "originals/2024/05/02/progressive-\(index).jpg"
+            try FileManager.default.createDirectory(atPath: library.root + "/originals/2024/05/02", withIntermediateDirectories: true)
+            try PhotoLibraryFixture.tool("/usr/bin/vips", ["black", library.root + "/" + path + "[interlace]", "8000", "\(height)",
+                                                           "--bands", "3"])
+            try library.record(path)
+            progressive.append(path)
+        }
+
+        let budget: Int64 = 256 << 20
+        let (result, peak) = try runMeasured(["thumbs", "--library", library.root, "--force", "--max-memory", "256M", "-j", "2"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("thumbs: \(bomb): decoding this 8000x8000 image needs about "), result.stderr)
+        XCTAssertTrue(result.stderr.contains("(an interlaced image is decoded whole in memory), over the --max-memory budget "
+            + "of 256.0 MiB; it was not attempted"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("4 originals: 0 up to date, 1 failed; 6 thumbnails made"), result.stderr)
+        XCTAssertFalse(library.exists("thumbnails/256/2024/05/01/bomb.png.jpg"))
+        for path in [normal] + progressive {
+            let rest = path.dropFirst("originals/".count)
+            XCTAssertTrue(library.exists("thumbnails/256/\(rest).jpg") && library.exists("thumbnails/1024/\(rest).jpg"), path)
+        }
+        XCTAssertLessThan(peak, budget + overhead,
+                          "peak RSS \(peak >> 20) MiB, over the budget of 256 MiB + \(overhead >> 20) MiB of a trivial run")
+    }
+
+    func testMaxMemoryTakesASizeAndHelpSaysRepeatableOnce() throws {
+        let library = try PhotoLibraryFixture(self)
+        for bad in ["0", "lots", "-5M", ""] {
+            let result = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--max-memory", bad])
+            XCTAssertEqual(result.status, 2, "\(bad): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("max-memory"), result.stderr)
+        }
+        let help = try ShoeboxProcess.run(["thumbs", "--help"])
+        XCTAssertEqual(help.status, 0)
+        let sizeLine = try XCTUnwrap(help.stdout.split(separator: "\n").first { $0.contains("--size") })
+        XCTAssertEqual(sizeLine.lowercased().components(separatedBy: "repeatable").count - 1, 1, String(sizeLine))
+        XCTAssertTrue(help.stdout.contains("--max-memory SIZE"), help.stdout)
+    }
+}

@@ -9,7 +9,7 @@ public enum ThumbsCommand: Command {
         options: [
             LibraryOption.spec,
             OptionSpec("size", short: "s", .values("SPEC"),
-                       help: "N bounds the longer side, WxH a box; repeatable or comma-separated.", default: "256,1024"),
+                       help: "N bounds the longer side, WxH a box; also comma-separated lists.", default: "256,1024"),
             OptionSpec("format", .value("jpeg|webp|avif"), help: "Thumbnail encoding.", default: "jpeg"),
             OptionSpec("quality", short: "q", .value("Q"), help: "Encoder quality, 1 to 100.", default: "80"),
             OptionSpec("fit", .value("inside|cover|attention"),
@@ -19,6 +19,9 @@ public enum ThumbsCommand: Command {
             OptionSpec("force", help: "Remake every thumbnail, even up-to-date ones."),
             OptionSpec("prune", help: "Remove thumbnails whose original is no longer in the catalog."),
             OptionSpec("max-pixels", .value("N"), help: "Refuse images declaring more pixels (K/M/G suffixes).", default: "250M"),
+            OptionSpec("max-memory", .value("SIZE"),
+                       help: "Memory all decodes at once may take, estimated from the headers; an image needing more is refused (K, M or G suffix).",
+                       default: "512M"),
             OptionSpec("jobs", short: "j", .value("N"), help: "Images at once.", default: "number of cores"),
             OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),
             OptionSpec("json", help: "Print one JSON object per thumbnail made on stdout."),
@@ -115,6 +118,12 @@ public enum ThumbsCommand: Command {
                 throw UsageError.invalidValue(option: "max-pixels", value: text, expected: "a pixel count such as 250M or 40000000")
             }
             options.maxPixels = pixels
+        }
+        if let text = arguments.value("max-memory") {
+            guard let bytes = ByteSize.parse(text), bytes > 0 else {
+                throw UsageError.invalidValue(option: "max-memory", value: text, expected: "a size such as 512M or 2G")
+            }
+            options.maxMemory = bytes
         }
         options.keepMetadata = arguments.flag("keep-metadata")
         options.force = arguments.flag("force")

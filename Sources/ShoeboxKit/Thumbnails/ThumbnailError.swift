@@ -5,6 +5,8 @@ public enum ThumbnailError: Error, Equatable, CustomStringConvertible {
     case originalMissing(String)
     case unreadable(path: String, reason: String)
     case tooManyPixels(path: String, width: Int, height: Int, limit: Int)
+    /// Decoding would take more than the whole --max-memory budget; not attempted.
+    case overMemoryBudget(path: String, width: Int, height: Int, estimate: Int64, budget: Int64, reason: String)
     case decodeFailed(path: String, reason: String)
     case saveFailed(path: String, reason: String)
     /// Encoding `thumbnail` failed; the pipeline is lazy, so the cause may be
@@ -31,6 +33,10 @@ public enum ThumbnailError: Error, Equatable, CustomStringConvertible {
         case .tooManyPixels(let path, let width, let height, let limit):
             return "\(path): \(width)x\(height) is \(width * height) pixels, over the limit of \(limit); "
                 + "raise --max-pixels if the image is trusted"
+        case .overMemoryBudget(let path, let width, let height, let estimate, let budget, let reason):
+            return "\(path): decoding this \(width)x\(height) image needs about \(ByteSize.format(estimate)) (\(reason)), "
+                + "over the --max-memory budget of \(ByteSize.format(budget)); it was not attempted: "
+                + "raise --max-memory if the image is trusted and the memory is there"
         case .decodeFailed(let path, let reason):
             return "\(path): cannot decode (\(reason)); the file may be corrupt or truncated"
         case .saveFailed(let path, let reason):
