@@ -219,3 +219,69 @@ final class ThumbsMemoryTests: XCTestCase {
         XCTAssertTrue(help.stdout.contains("--max-memory SIZE"), help.stdout)
     }
 }
+
+/// A full disk during thumbs or gallery gets one plain message naming the file being written,
+/// never Foundation's text ("Error Domain=NSCocoaErrorDomain Code=640 ..."), and exit status 4.
+final class ThumbsFullDiskTests: XCTestCase {
+    private func assertPlain(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
+        for foundation in ["Error Domain", "NSCocoaErrorDomain", "NSPOSIXErrorDomain", "The operation could not be completed",
+                           "UserInfo="] {
+            XCTAssertFalse(text.contains(foundation), "Foundation text reached the user: \(text)", file: file, line: line)
+        }
+    }
+
+    /// A library whose thumbnails/ is on a small file system filled up.
+    private func libraryWithFullThumbnailDisk(tagged: Bool) throws -> (PhotoLibraryFixture, SmallFilesystem) {
+        let library = try PhotoLibraryFixture(self)
+        try library.addPhoto("originals/2024/05/01/a.jpg", color: "red", width: 1200, height: 800)
+        let disk = try SmallFilesystem(kilobytes: 256, test: self)
+        try FileManager.default.createDirectory(atPath: disk.path + "/thumbnails", withIntermediateDirectories: false)
+        if tagged {
+            try Data(CacheDirectoryTag.contents.utf8).write(to: URL(fileURLWithPath: disk.path + "/thumbnails/CACHEDIR.TAG"))
+        }
+        try FileManager.default.createSymbolicLink(atPath: library.root + "/thumbnails", withDestinationPath: disk.path + "/thumbnails")
+        disk.fill()
+        return (library, disk)
+    }
+
+    func testThumbsOnAFullDiskStopsWithAPlainMessage() throws {
+        // The cache tag is the first thing written: before, Foundation's error text was printed whole.
+        let (untagged, _) = try libraryWithFullThumbnailDisk(tagged: false)
+        let first = try ShoeboxProcess.run(["thumbs", "--library", untagged.root])
+        XCTAssertEqual(first.status, 4, first.stderr)
+        XCTAssertTrue(first.stderr.contains("thumbs: no space left on device writing \(untagged.root)/thumbnails/CACHEDIR.TAG; "
+            + "the run stopped"), first.stderr)
+        assertPlain(first.stderr)
+
+        // A thumbnail itself: before, libvips' "out of disk space?" for every original, and exit status 1.
+        let (tagged, disk) = try libraryWithFullThumbnailDisk(tagged: true)
+        try tagged.addPhoto("originals/2024/05/01/b.jpg", color: "blue", width: 1200, height: 800)
+        let second = try ShoeboxProcess.run(["thumbs", "--library", tagged.root, "-j", "1"])
+        XCTAssertEqual(second.status, 4, second.stderr)
+        XCTAssertTrue(second.stderr.contains("thumbs: no space left on device writing thumbnails/"), second.stderr)
+        XCTAssertEqual(second.stderr.components(separatedBy: "no space left").count - 1, 1, "one message: \(second.stderr)")
+        assertPlain(second.stderr)
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: disk.path + "/thumbnails")
+            .filter { ($0 as NSString).lastPathComponent.hasPrefix(ThumbnailLayout.temporaryPrefix) }
+        XCTAssertEqual(leftovers, [], "no temporary file is left behind")
+    }
+
+    func testGalleryOnAFullDiskSaysSoPlainly() throws {
+        let library = try PhotoLibraryFixture(self)
+        try library.addPhoto("originals/2024/05/01/a.jpg", color: "red")
+        XCTAssertEqual(try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "64"]).status, 0)
+        let disk = try SmallFilesystem(kilobytes: 256, test: self)
+        try FileManager.default.createDirectory(atPath: disk.path + "/existing", withIntermediateDirectories: false)
+        disk.fill()
+        for out in [disk.path + "/existing", disk.path + "/new/folder"] {
+            let result = try ShoeboxProcess.run(["gallery", "--library", library.root, "--out", out])
+            XCTAssertEqual(result.status, 4, result.stderr)
+            assertPlain(result.stderr)
+            XCTAssertTrue(result.stderr.contains("gallery: no space left on device writing \(out)/index.html; free some space")
+                || result.stderr.contains("gallery: no space left on device writing \(disk.path)/new"), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/index.html"))
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: disk.path + "/existing")
+        XCTAssertEqual(leftovers, [], "no temporary page is left behind")
+    }
+}

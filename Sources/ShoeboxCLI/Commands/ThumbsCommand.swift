@@ -32,7 +32,7 @@ public enum ThumbsCommand: Command {
         an embedded ICC profile, and metadata (GPS included) stripped unless --keep-metadata. A thumbnail newer than its
         original and made with the same format, quality, fit and metadata choice is kept unless --force; others are remade.
         Exit status: 0 all made or up to date, 1 some originals failed, 2 usage error, 3 library locked,
-        4 library unusable, 130 interrupted.
+        4 library unusable or disk full, 130 interrupted.
         """
     )
 

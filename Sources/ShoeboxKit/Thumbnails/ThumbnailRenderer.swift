@@ -145,6 +145,13 @@ struct ThumbnailRenderer {
         return saveable
     }
 
+    /// Whether the file system holding `folder` has no block left (for this user, or at all).
+    static func isFull(_ folder: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return false }
+        return info.f_bavail == 0 || info.f_bfree == 0
+    }
+
     /// Encodes to a temporary file beside the target, then renames it into place.
     private func save(
         _ image: OpaquePointer, of original: String, to target: ThumbnailTarget, since start: DispatchTime
@@ -152,9 +159,10 @@ struct ThumbnailRenderer {
         let path = libraryRoot + "/" + target.path
         let folder = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw ThumbnailError.saveFailed(path: folder, reason: "\(error.localizedDescription)")
+            try AtomicFileWriter.createFolders(folder)
+        } catch let error as POSIXFileError {
+            throw error.isDiskFull ? ThumbnailError.diskFull(path: error.path)
+                : ThumbnailError.saveFailed(path: error.path, reason: String(cString: strerror(error.code)))
         }
         let temporary = folder + "/" + ThumbnailLayout.temporaryPrefix + UUID().uuidString + "." + options.format.fileExtension
         let quality = Int32(options.quality), keep: Int32 = options.keepMetadata ? 1 : 0
@@ -167,12 +175,15 @@ struct ThumbnailRenderer {
         guard status == 0 else {
             let reason = VipsRuntime.takeError()
             unlink(temporary)
+            // libvips' savers say "write error --- out of disk space?" at best: ask the file system.
+            if Self.isFull(folder) { throw ThumbnailError.diskFull(path: target.path) }
             throw ThumbnailError.renderFailed(original: original, thumbnail: target.path, reason: reason)
         }
         guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
             unlink(temporary)
-            throw ThumbnailError.saveFailed(path: target.path, reason: reason)
+            if code == ENOSPC || code == EDQUOT { throw ThumbnailError.diskFull(path: target.path) }
+            throw ThumbnailError.saveFailed(path: target.path, reason: String(cString: strerror(code)))
         }
         var info = stat()
         let bytes = stat(path, &info) == 0 ? Int64(info.st_size) : 0
