@@ -1,5 +1,6 @@
 import Foundation
 import ShoeboxKit
+@testable import ShoeboxCLI
 import XCTest
 
 final class ThumbsCommandTests: XCTestCase {
@@ -283,5 +284,48 @@ final class ThumbsFullDiskTests: XCTestCase {
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: disk.path + "/existing")
         XCTAssertEqual(leftovers, [], "no temporary page is left behind")
+    }
+}
+
+/// The progress line of thumbs, drawn on a terminal only, says how long is left.
+final class ThumbsProgressTests: XCTestCase {
+    func testTheProgressLineHasAnETAUntilTheLastOriginal() {
+        XCTAssertEqual(ThumbsCommand.progressLine(done: 1, total: 4, elapsed: 2), "thumbs: 1/4 originals  ETA 6.0s")
+        XCTAssertEqual(ThumbsCommand.progressLine(done: 10, total: 100, elapsed: 10), "thumbs: 10/100 originals  ETA 1m30s")
+        XCTAssertEqual(ThumbsCommand.progressLine(done: 4, total: 4, elapsed: 2), "thumbs: 4/4 originals")
+    }
+
+    func testAnETAIsShownOnATerminalOnly() throws {
+        let library = try PhotoLibraryFixture(self)
+        for index in 0..<4 {
+            try library.addPhoto("originals/2024/05/01/p\(index).jpg", color: ["red", "green", "blue", "gray"][index])
+        }
+        // Python's pty module gives shoebox a terminal for stderr.
+        let script = """
+            import os, pty, sys
+            os.environ["TERM"] = "xterm"
+            out = bytearray()
+            def read(fd):
+                data = os.read(fd, 65536)
+                out.extend(data)
+                return data
+            pty.spawn(sys.argv[1:], read)
+            sys.stdout.buffer.write(bytes(out))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, ShoeboxProcess.executable.path, "thumbs", "--library", library.root, "-j", "1", "-s", "64"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let terminal = String(decoding: ShoeboxProcess.readAll(out.fileHandleForReading), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertTrue(terminal.contains("thumbs: 1/4 originals  ETA "), terminal.debugDescription)
+        XCTAssertTrue(terminal.contains("4 thumbnails made"), terminal)
+
+        let piped = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--force", "-s", "64"])
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertFalse(piped.stderr.contains("ETA"), piped.stderr)
     }
 }

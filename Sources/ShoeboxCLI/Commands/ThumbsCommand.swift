@@ -57,6 +57,7 @@ public enum ThumbsCommand: Command {
         defer { withExtendedLifetime(trap) {} }
         var total = 0
         var done = 0
+        let started = Date()
         if let count = try? catalog.countOriginals() { total = count }
         let summary: ThumbnailSummary
         do {
@@ -69,7 +70,7 @@ public enum ThumbsCommand: Command {
                     console.error(TerminalText.oneLine("thumbs: \(error)"))  // one line per original, whatever its name
                 case .finished:
                     done += 1
-                    console.progress("thumbs: \(done)/\(total) originals")
+                    console.progress(progressLine(done: done, total: total, elapsed: Date().timeIntervalSince(started)))
                 case .found, .upToDate:
                     break
                 }
@@ -86,6 +87,15 @@ public enum ThumbsCommand: Command {
             + (summary.cancelled ? " (interrupted)" : "") + "\n")
         if summary.cancelled { return ExitStatus.interrupted }
         return summary.failed == 0 ? ExitStatus.success : ExitStatus.someFailed
+    }
+
+    /// "thumbs: 12/40 originals  ETA 1m05s": the time left at the pace so far.
+    static func progressLine(done: Int, total: Int, elapsed: Double) -> String {
+        var line = "thumbs: \(done)/\(total) originals"
+        if done > 0, done < total, elapsed > 0 {
+            line += "  ETA " + FetchReporter.duration(elapsed / Double(done) * Double(total - done))
+        }
+        return line
     }
 
     static func options(from arguments: ParsedArguments) throws -> ThumbnailOptions {
