@@ -99,21 +99,21 @@ final class ThumbnailMemoryEstimateTests: XCTestCase {
 }
 
 final class ThumbnailMemoryBudgetTests: XCTestCase {
-    func testAReservationWaitsUntilEnoughIsReleasedAndWaitersKeepTheirOrder() {
+    func testAReservationWaitsUntilEnoughIsReleasedAndWaitersKeepTheirOrder() throws {
         let budget = ThumbnailMemoryBudget(total: 100)
-        budget.reserve(70)
+        try budget.reserve(70)
         let waiting = DispatchSemaphore(value: 0)
         budget.onWait = { waiting.signal() }
         let order = LockedBox<[String]>([])
         let bigDone = DispatchSemaphore(value: 0), smallDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            budget.reserve(60)
+            do { try budget.reserve(60) } catch { XCTFail("\(error)") }
             order.update { $0.append("big") }
             bigDone.signal()
         }
         waiting.wait()
         Thread.detachNewThread {
-            budget.reserve(20)  // would fit now, but the big one came first
+            do { try budget.reserve(20) } catch { XCTFail("\(error)") }  // would fit now, but the big one came first
             order.update { $0.append("small") }
             smallDone.signal()
         }
@@ -126,5 +126,30 @@ final class ThumbnailMemoryBudgetTests: XCTestCase {
         XCTAssertEqual(budget.peakReserved, 80)
         budget.release(60)
         budget.release(20)
+    }
+
+    func testCancelWakesAWaitingReservationWhichTakesNothing() throws {
+        let budget = ThumbnailMemoryBudget(total: 100)
+        try budget.reserve(90)
+        let waiting = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        budget.onWait = { waiting.signal() }
+        let outcome = LockedBox<String>("")
+        Thread.detachNewThread {
+            do {
+                try budget.reserve(50)
+                outcome.update { $0 = "reserved" }
+            } catch is ThumbnailMemoryBudget.Cancelled {
+                outcome.update { $0 = "cancelled" }
+            } catch {
+                outcome.update { $0 = "\(error)" }
+            }
+            done.signal()
+        }
+        waiting.wait()
+        budget.cancel()
+        done.wait()
+        XCTAssertEqual(outcome.current, "cancelled")
+        XCTAssertEqual(budget.peakReserved, 90, "the cancelled one took nothing")
+        XCTAssertThrowsError(try budget.reserve(1), "after cancel, at once")
     }
 }

@@ -74,6 +74,8 @@ public final class ThumbnailEngine: @unchecked Sendable {
         cancelled = true
         condition.unlock()
         stop()
+        // Decodes waiting for memory give up: only those in progress are finished.
+        renderer.budget.cancel()
     }
 
     public var isCancelled: Bool {
@@ -160,6 +162,8 @@ public final class ThumbnailEngine: @unchecked Sendable {
                     createdAt: now, settings: options.settings)
                 events.append(.made(record, original: source.path, milliseconds: item.milliseconds))
             }
+        } catch is ThumbnailMemoryBudget.Cancelled {
+            // Interrupted while waiting for memory: not a failure, the next run makes them.
         } catch let error as ThumbnailError {
             events.append(.failed(source, error))
         } catch {

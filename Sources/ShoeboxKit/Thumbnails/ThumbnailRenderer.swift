@@ -37,7 +37,7 @@ struct ThumbnailRenderer {
             throw ThumbnailError.overMemoryBudget(path: original, width: source.header.width, height: source.header.height,
                                                   estimate: cost.bytes, budget: budget.total, reason: cost.reason)
         }
-        budget.reserve(cost.bytes)
+        try budget.reserve(cost.bytes)
         defer {
             // The decode's buffers are freed by now: hand them back to the system before the budget.
             VipsRuntime.releaseFreedMemory()
