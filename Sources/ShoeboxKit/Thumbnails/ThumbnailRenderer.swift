@@ -174,9 +174,11 @@ struct ThumbnailRenderer {
         }
         guard status == 0 else {
             let reason = VipsRuntime.takeError()
+            // libvips' savers say "write error --- out of disk space?" at best: ask the file system,
+            // before the partial file is removed (which frees its blocks).
+            let full = Self.isFull(folder)
             unlink(temporary)
-            // libvips' savers say "write error --- out of disk space?" at best: ask the file system.
-            if Self.isFull(folder) { throw ThumbnailError.diskFull(path: target.path) }
+            if full { throw ThumbnailError.diskFull(path: target.path) }
             throw ThumbnailError.renderFailed(original: original, thumbnail: target.path, reason: reason)
         }
         guard rename(temporary, path) == 0 else {
