@@ -22,7 +22,7 @@
     X(vips_init) X(vips_block_untrusted_set) X(vips_concurrency_set) X(vips_cache_set_max) \
     X(vips_error_buffer_copy) X(vips_image_new_from_file) X(vips_image_get_typeof) \
     X(vips_image_get_string) X(vips_image_get_interpretation) X(vips_image_get_format) \
-    X(vips_image_get_width) X(vips_image_get_height) X(vips_image_get_orientation_swap) \
+    X(vips_image_get_width) X(vips_image_get_height) X(vips_image_get_bands) X(vips_image_get_int) X(vips_format_sizeof) X(vips_image_get_orientation_swap) \
     X(vips_image_hasalpha) X(vips_image_copy_memory) X(vips_jpegload) X(vips_thumbnail) \
     X(vips_thumbnail_image) X(vips_colourspace) X(vips_cast_uchar) X(vips_flatten) \
     X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave) X(vips_webpsave) X(vips_heifsave) \
@@ -225,4 +225,25 @@ int shim_vips_is_jpeg(VipsImage *image) {
     if (p_vips_image_get_typeof(image, VIPS_META_LOADER) == 0) return 0;
     if (p_vips_image_get_string(image, VIPS_META_LOADER, &loader)) return 0;
     return loader && strcmp(loader, "jpegload") == 0;
+}
+
+void shim_vips_header_info(VipsImage *image, shim_vips_header *out) {
+    memset(out, 0, sizeof *out);
+    out->width = p_vips_image_get_width(image);
+    out->height = p_vips_image_get_height(image);
+    out->bands = p_vips_image_get_bands(image);
+    out->bytes_per_sample = (int)p_vips_format_sizeof(p_vips_image_get_format(image));
+    int flag = 0;
+    if (p_vips_image_get_typeof(image, "interlaced") && p_vips_image_get_int(image, "interlaced", &flag) == 0) {
+        out->interlaced = flag ? 1 : 0;
+    }
+    const char *text = NULL;
+    if (p_vips_image_get_typeof(image, VIPS_META_LOADER) && p_vips_image_get_string(image, VIPS_META_LOADER, &text) == 0 && text) {
+        snprintf(out->loader, sizeof out->loader, "%s", text);
+    }
+    text = NULL;
+    if (p_vips_image_get_typeof(image, "jpeg-chroma-subsample") &&
+        p_vips_image_get_string(image, "jpeg-chroma-subsample", &text) == 0 && text) {
+        snprintf(out->chroma_subsample, sizeof out->chroma_subsample, "%s", text);
+    }
 }

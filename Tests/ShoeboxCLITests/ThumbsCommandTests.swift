@@ -1,5 +1,6 @@
 import Foundation
 import ShoeboxKit
+@testable import ShoeboxCLI
 import XCTest
 
 final class ThumbsCommandTests: XCTestCase {
@@ -142,5 +143,189 @@ final class ThumbsInterruptTests: XCTestCase {
         XCTAssertEqual(finish.status, 0, finish.stderr)
         XCTAssertEqual(finish.stdout.split(separator: "\n").count, count - made)
         XCTAssertEqual(try library.thumbnails().count, count)
+    }
+}
+
+/// `--max-memory` bounds the memory of a whole run, whatever `-j`: images libvips cannot
+/// shrink while loading (an interlaced PNG is decoded whole, a progressive JPEG keeps all its
+/// DCT coefficients) are admitted against one budget, and one over it is refused unread.
+/// Before, a 1.9 MB interlaced 16-bit PNG of 249 megapixels took 2.16 GB.
+final class ThumbsMemoryTests: XCTestCase {
+    /// `shoebox ARGS` and its peak resident memory in bytes, from wait4's rusage (GNU time).
+    private func runMeasured(_ arguments: [String]) throws -> (ShoeboxProcess.Result, Int64) {
+        let report = try makeTemporaryDirectory(self).appendingPathComponent("rusage").path
+        let (process, out, err) = try ShoeboxProcess.start(
+            arguments, command: ["/usr/bin/time", "-f", "%M", "-o", report, ShoeboxProcess.executable.path])
+        let result = ShoeboxProcess.waitCapturing(process, out: out, err: err)
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        let kilobytes = try XCTUnwrap(text.split(separator: "\n").last.flatMap { Int64($0) }, "GNU time said: \(text)")
+        return (result, kilobytes * 1024)
+    }
+
+    func testMaxMemoryBoundsPeakRSSAtAnyJobsAndRefusesAnImageOverIt() throws {
+        let library = try PhotoLibraryFixture(self)
+        let normal = "originals/2024/05/01/normal.jpg"
+        try library.addPhoto(normal, color: "green", width: 1200, height: 800)
+        // The fixed overhead: a trivial run (libraries, runtime, one small photo).
+        let (trivial, overhead) = try runMeasured(["thumbs", "--library", library.root, "-j", "2"])
+        XCTAssertEqual(trivial.status, 0, trivial.stderr)
+
+        let folder = try makeTemporaryDirectory(self).path
+        // 64 megapixels of 16-bit RGBA, interlaced: 512 MB decoded, from a file of about 0.5 MB.
+        let bomb = "originals/2024/05/01/bomb.png"
+        try PhotoLibraryFixture.tool("/usr/bin/vips", ["black", folder + "/seed.v", "80", "80", "--bands", "4"])
+        try PhotoLibraryFixture.tool("/usr/bin/vips", ["colourspace", folder + "/seed.v", folder + "/seed.png", "rgb16"])
+        try PhotoLibraryFixture.tool("/usr/bin/vips", ["zoom", folder + "/seed.png",
+                                                       library.root + "/" + bomb + "[interlace,compression=9]", "100", "100"])
+        try library.record(bomb)
+        // Two progressive JPEGs of 64 megapixels: about 195 MB of coefficients each, so one fits
+        // in 256 MiB at a time, never both.
+        var progressive: [String] = []
+        for (index, height) in [8000, 7900].enumerated() {
+            let path = "originals/2024/05/02/progressive-\(index).jpg"
+            try FileManager.default.createDirectory(atPath: library.root + "/originals/2024/05/02", withIntermediateDirectories: true)
+            try PhotoLibraryFixture.tool("/usr/bin/vips", ["black", library.root + "/" + path + "[interlace]", "8000", "\(height)",
+                                                           "--bands", "3"])
+            try library.record(path)
+            progressive.append(path)
+        }
+
+        let budget: Int64 = 256 << 20
+        let (result, peak) = try runMeasured(["thumbs", "--library", library.root, "--force", "--max-memory", "256M", "-j", "2"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("thumbs: \(bomb): decoding this 8000x8000 image needs about "), result.stderr)
+        XCTAssertTrue(result.stderr.contains("(an interlaced image is decoded whole in memory), over the --max-memory budget "
+            + "of 256.0 MiB; it was not attempted"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("4 originals: 0 up to date, 1 failed; 6 thumbnails made"), result.stderr)
+        XCTAssertFalse(library.exists("thumbnails/256/2024/05/01/bomb.png.jpg"))
+        for path in [normal] + progressive {
+            let rest = path.dropFirst("originals/".count)
+            XCTAssertTrue(library.exists("thumbnails/256/\(rest).jpg") && library.exists("thumbnails/1024/\(rest).jpg"), path)
+        }
+        XCTAssertLessThan(peak, budget + overhead,
+                          "peak RSS \(peak >> 20) MiB, over the budget of 256 MiB + \(overhead >> 20) MiB of a trivial run")
+    }
+
+    func testMaxMemoryTakesASizeAndHelpSaysRepeatableOnce() throws {
+        let library = try PhotoLibraryFixture(self)
+        for bad in ["0", "lots", "-5M", ""] {
+            let result = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--max-memory", bad])
+            XCTAssertEqual(result.status, 2, "\(bad): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("max-memory"), result.stderr)
+        }
+        let help = try ShoeboxProcess.run(["thumbs", "--help"])
+        XCTAssertEqual(help.status, 0)
+        let sizeLine = try XCTUnwrap(help.stdout.split(separator: "\n").first { $0.contains("--size") })
+        XCTAssertEqual(sizeLine.lowercased().components(separatedBy: "repeatable").count - 1, 1, String(sizeLine))
+        XCTAssertTrue(help.stdout.contains("--max-memory SIZE"), help.stdout)
+    }
+}
+
+/// A full disk during thumbs or gallery gets one plain message naming the file being written,
+/// never Foundation's text ("Error Domain=NSCocoaErrorDomain Code=640 ..."), and exit status 4.
+final class ThumbsFullDiskTests: XCTestCase {
+    private func assertPlain(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
+        for foundation in ["Error Domain", "NSCocoaErrorDomain", "NSPOSIXErrorDomain", "The operation could not be completed",
+                           "UserInfo="] {
+            XCTAssertFalse(text.contains(foundation), "Foundation text reached the user: \(text)", file: file, line: line)
+        }
+    }
+
+    /// A library whose thumbnails/ is on a small file system filled up.
+    private func libraryWithFullThumbnailDisk(tagged: Bool) throws -> (PhotoLibraryFixture, SmallFilesystem) {
+        let library = try PhotoLibraryFixture(self)
+        try library.addPhoto("originals/2024/05/01/a.jpg", color: "red", width: 1200, height: 800)
+        let disk = try SmallFilesystem(kilobytes: 256, test: self)
+        try FileManager.default.createDirectory(atPath: disk.path + "/thumbnails", withIntermediateDirectories: false)
+        if tagged {
+            try Data(CacheDirectoryTag.contents.utf8).write(to: URL(fileURLWithPath: disk.path + "/thumbnails/CACHEDIR.TAG"))
+        }
+        try FileManager.default.createSymbolicLink(atPath: library.root + "/thumbnails", withDestinationPath: disk.path + "/thumbnails")
+        disk.fill()
+        return (library, disk)
+    }
+
+    func testThumbsOnAFullDiskStopsWithAPlainMessage() throws {
+        // The cache tag is the first thing written: before, Foundation's error text was printed whole.
+        let (untagged, _) = try libraryWithFullThumbnailDisk(tagged: false)
+        let first = try ShoeboxProcess.run(["thumbs", "--library", untagged.root])
+        XCTAssertEqual(first.status, 4, first.stderr)
+        XCTAssertTrue(first.stderr.contains("thumbs: no space left on device writing \(untagged.root)/thumbnails/CACHEDIR.TAG; "
+            + "the run stopped"), first.stderr)
+        assertPlain(first.stderr)
+
+        // A thumbnail itself: before, libvips' "out of disk space?" for every original, and exit status 1.
+        let (tagged, disk) = try libraryWithFullThumbnailDisk(tagged: true)
+        try tagged.addPhoto("originals/2024/05/01/b.jpg", color: "blue", width: 1200, height: 800)
+        let second = try ShoeboxProcess.run(["thumbs", "--library", tagged.root, "-j", "1"])
+        XCTAssertEqual(second.status, 4, second.stderr)
+        XCTAssertTrue(second.stderr.contains("thumbs: no space left on device writing thumbnails/"), second.stderr)
+        XCTAssertEqual(second.stderr.components(separatedBy: "no space left").count - 1, 1, "one message: \(second.stderr)")
+        assertPlain(second.stderr)
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: disk.path + "/thumbnails")
+            .filter { ($0 as NSString).lastPathComponent.hasPrefix(ThumbnailLayout.temporaryPrefix) }
+        XCTAssertEqual(leftovers, [], "no temporary file is left behind")
+    }
+
+    func testGalleryOnAFullDiskSaysSoPlainly() throws {
+        let library = try PhotoLibraryFixture(self)
+        try library.addPhoto("originals/2024/05/01/a.jpg", color: "red")
+        XCTAssertEqual(try ShoeboxProcess.run(["thumbs", "--library", library.root, "--size", "64"]).status, 0)
+        let disk = try SmallFilesystem(kilobytes: 256, test: self)
+        try FileManager.default.createDirectory(atPath: disk.path + "/existing", withIntermediateDirectories: false)
+        disk.fill()
+        for out in [disk.path + "/existing", disk.path + "/new/folder"] {
+            let result = try ShoeboxProcess.run(["gallery", "--library", library.root, "--out", out])
+            XCTAssertEqual(result.status, 4, result.stderr)
+            assertPlain(result.stderr)
+            XCTAssertTrue(result.stderr.contains("gallery: no space left on device writing \(out)/index.html; free some space")
+                || result.stderr.contains("gallery: no space left on device writing \(disk.path)/new"), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/index.html"))
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: disk.path + "/existing")
+        XCTAssertEqual(leftovers, [], "no temporary page is left behind")
+    }
+}
+
+/// The progress line of thumbs, drawn on a terminal only, says how long is left.
+final class ThumbsProgressTests: XCTestCase {
+    func testTheProgressLineHasAnETAUntilTheLastOriginal() {
+        XCTAssertEqual(ThumbsCommand.progressLine(done: 1, total: 4, elapsed: 2), "thumbs: 1/4 originals  ETA 6.0s")
+        XCTAssertEqual(ThumbsCommand.progressLine(done: 10, total: 100, elapsed: 10), "thumbs: 10/100 originals  ETA 1m30s")
+        XCTAssertEqual(ThumbsCommand.progressLine(done: 4, total: 4, elapsed: 2), "thumbs: 4/4 originals")
+    }
+
+    func testAnETAIsShownOnATerminalOnly() throws {
+        let library = try PhotoLibraryFixture(self)
+        for index in 0..<4 {
+            try library.addPhoto("originals/2024/05/01/p\(index).jpg", color: ["red", "green", "blue", "gray"][index])
+        }
+        // Python's pty module gives shoebox a terminal for stderr.
+        let script = """
+            import os, pty, sys
+            os.environ["TERM"] = "xterm"
+            out = bytearray()
+            def read(fd):
+                data = os.read(fd, 65536)
+                out.extend(data)
+                return data
+            pty.spawn(sys.argv[1:], read)
+            sys.stdout.buffer.write(bytes(out))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, ShoeboxProcess.executable.path, "thumbs", "--library", library.root, "-j", "1", "-s", "64"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let terminal = String(decoding: ShoeboxProcess.readAll(out.fileHandleForReading), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertTrue(terminal.contains("thumbs: 1/4 originals  ETA "), terminal.debugDescription)
+        XCTAssertTrue(terminal.contains("4 thumbnails made"), terminal)
+
+        let piped = try ShoeboxProcess.run(["thumbs", "--library", library.root, "--force", "-s", "64"])
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertFalse(piped.stderr.contains("ETA"), piped.stderr)
     }
 }

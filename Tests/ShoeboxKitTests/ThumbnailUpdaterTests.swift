@@ -261,6 +261,47 @@ final class ThumbnailUpdaterTests: XCTestCase {
         XCTAssertFalse(library.exists("thumbnails/64/2024/05/01/truncated.jpg.jpg"))
     }
 
+    /// An image whose decode would take more than the whole --max-memory budget (an interlaced
+    /// PNG is decoded whole) is refused by name before any pixel is decoded; the others are
+    /// made, never more of them at once than the budget holds.
+    func testADecodeOverTheMemoryBudgetIsRefusedAndTheBudgetIsShared() throws {
+        let library = try makeRotatedLibrary()
+        let big = "originals/2024/05/01/big.png"
+        try ImageFixtures.run("vips", ["black", try library.prepare(big) + "[interlace]", "6000", "4000", "--bands", "3"])
+        try library.add(big)
+        var others: [String] = []
+        for index in 0..<4 {
+            let path = "originals/2024/05/02/p\(index).png"
+            try ImageFixtures.run("vips", ["black", try library.prepare(path) + "[interlace]", "1500", "\(1000 + index)", "--bands", "3"])
+            try library.add(path)
+            others.append(path)
+        }
+        // About 160 MB for big.png (its pixels and a band of lines), 26 MB for each of the others: two fit at once.
+        let cost = ThumbnailMemoryEstimate.estimate(try XCTUnwrap(ThumbnailDecodeHeader.read(path: library.root + "/" + others[0])),
+                                                    scale: 64.0 / 1500)
+        let options = ThumbnailOptions(sizes: [.init(width: 64, height: 64)], jobs: 4, maxMemory: cost.bytes * 2 + cost.bytes / 2)
+        let updater = ThumbnailUpdater(libraryRoot: library.root, catalog: library.catalog, options: options)
+        var events: [ThumbnailEvent] = []
+        let summary = try updater.run(prune: false) { events.append($0) }
+        XCTAssertEqual(summary.made, 5)
+        XCTAssertEqual(summary.failed, 1)
+        var failures: [String: ThumbnailError] = [:]
+        for case .failed(let source, let error) in events { failures[source.path] = error }
+        guard case .overMemoryBudget(big, 6000, 4000, let estimate, options.maxMemory, let reason)? = failures[big] else {
+            return XCTFail("big: \(String(describing: failures[big]))")
+        }
+        XCTAssertGreaterThanOrEqual(estimate, 6000 * 4000 * 3)
+        XCTAssertTrue(reason.contains("interlaced"), reason)
+        let message = failures[big]!.description
+        XCTAssertTrue(message.hasPrefix(big + ": ") && message.contains("--max-memory"), message)
+        XCTAssertFalse(library.exists("thumbnails/64/2024/05/01/big.png.jpg"))
+        for path in others {
+            XCTAssertTrue(library.exists("thumbnails/64/" + path.dropFirst("originals/".count) + ".jpg"), path)
+        }
+        XCTAssertGreaterThanOrEqual(updater.engine.budget.peakReserved, cost.bytes)
+        XCTAssertLessThanOrEqual(updater.engine.budget.peakReserved, options.maxMemory, "never more at once than the budget")
+    }
+
     /// Before, libvips aborted the whole process ("bad dimensions") on a 3×5000 strip: the
     /// JPEG shrink-on-load factor (4 or 8) left its short side no pixel, on every rerun.
     func testAStripNarrowerThanTheJPEGShrinkFactorIsThumbnailed() throws {

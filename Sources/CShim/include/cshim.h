@@ -133,5 +133,18 @@ int shim_vips_thumbnail_jpeg(const char *path, VipsImage **out, int width, int h
                              int shrink);
 // Whether a header-opened image came from the JPEG loader.
 int shim_vips_is_jpeg(VipsImage *image);
+// What a header-opened image says about the memory its decode takes.
+typedef struct shim_vips_header {
+    int width, height, bands;
+    // Bytes per band of a pixel as decoded (1 for 8-bit, 2 for 16-bit...).
+    int bytes_per_sample;
+    // libvips' "interlaced" field: an interlaced PNG or GIF, a progressive JPEG.
+    int interlaced;
+    // The loader's name ("jpegload", "pngload"...; NUL-terminated, cut to fit), "" if unknown.
+    char loader[32];
+    // JPEG only: "4:2:0", "4:4:4"...; "" otherwise.
+    char chroma_subsample[16];
+} shim_vips_header;
+void shim_vips_header_info(VipsImage *image, shim_vips_header *out);
 
 #endif

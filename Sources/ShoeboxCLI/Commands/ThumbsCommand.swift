@@ -9,7 +9,7 @@ public enum ThumbsCommand: Command {
         options: [
             LibraryOption.spec,
             OptionSpec("size", short: "s", .values("SPEC"),
-                       help: "N bounds the longer side, WxH a box; repeatable or comma-separated.", default: "256,1024"),
+                       help: "N bounds the longer side, WxH a box; also comma-separated lists.", default: "256,1024"),
             OptionSpec("format", .value("jpeg|webp|avif"), help: "Thumbnail encoding.", default: "jpeg"),
             OptionSpec("quality", short: "q", .value("Q"), help: "Encoder quality, 1 to 100.", default: "80"),
             OptionSpec("fit", .value("inside|cover|attention"),
@@ -19,6 +19,9 @@ public enum ThumbsCommand: Command {
             OptionSpec("force", help: "Remake every thumbnail, even up-to-date ones."),
             OptionSpec("prune", help: "Remove thumbnails whose original is no longer in the catalog."),
             OptionSpec("max-pixels", .value("N"), help: "Refuse images declaring more pixels (K/M/G suffixes).", default: "250M"),
+            OptionSpec("max-memory", .value("SIZE"),
+                       help: "Memory all decodes at once may take, estimated from the headers; an image needing more is refused (K, M or G suffix).",
+                       default: "512M"),
             OptionSpec("jobs", short: "j", .value("N"), help: "Images at once.", default: "number of cores"),
             OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),
             OptionSpec("json", help: "Print one JSON object per thumbnail made on stdout."),
@@ -29,7 +32,7 @@ public enum ThumbsCommand: Command {
         an embedded ICC profile, and metadata (GPS included) stripped unless --keep-metadata. A thumbnail newer than its
         original and made with the same format, quality, fit and metadata choice is kept unless --force; others are remade.
         Exit status: 0 all made or up to date, 1 some originals failed, 2 usage error, 3 library locked,
-        4 library unusable, 130 interrupted.
+        4 library unusable or disk full, 130 interrupted.
         """
     )
 
@@ -54,6 +57,7 @@ public enum ThumbsCommand: Command {
         defer { withExtendedLifetime(trap) {} }
         var total = 0
         var done = 0
+        let started = Date()
         if let count = try? catalog.countOriginals() { total = count }
         let summary: ThumbnailSummary
         do {
@@ -66,7 +70,7 @@ public enum ThumbsCommand: Command {
                     console.error(TerminalText.oneLine("thumbs: \(error)"))  // one line per original, whatever its name
                 case .finished:
                     done += 1
-                    console.progress("thumbs: \(done)/\(total) originals")
+                    console.progress(progressLine(done: done, total: total, elapsed: Date().timeIntervalSince(started)))
                 case .found, .upToDate:
                     break
                 }
@@ -83,6 +87,15 @@ public enum ThumbsCommand: Command {
             + (summary.cancelled ? " (interrupted)" : "") + "\n")
         if summary.cancelled { return ExitStatus.interrupted }
         return summary.failed == 0 ? ExitStatus.success : ExitStatus.someFailed
+    }
+
+    /// "thumbs: 12/40 originals  ETA 1m05s": the time left at the pace so far.
+    static func progressLine(done: Int, total: Int, elapsed: Double) -> String {
+        var line = "thumbs: \(done)/\(total) originals"
+        if done > 0, done < total, elapsed > 0 {
+            line += "  ETA " + FetchReporter.duration(elapsed / Double(done) * Double(total - done))
+        }
+        return line
     }
 
     static func options(from arguments: ParsedArguments) throws -> ThumbnailOptions {
@@ -115,6 +128,12 @@ public enum ThumbsCommand: Command {
                 throw UsageError.invalidValue(option: "max-pixels", value: text, expected: "a pixel count such as 250M or 40000000")
             }
             options.maxPixels = pixels
+        }
+        if let text = arguments.value("max-memory") {
+            guard let bytes = ByteSize.parse(text), bytes > 0 else {
+                throw UsageError.invalidValue(option: "max-memory", value: text, expected: "a size such as 512M or 2G")
+            }
+            options.maxMemory = bytes
         }
         options.keepMetadata = arguments.flag("keep-metadata")
         options.force = arguments.flag("force")

@@ -56,17 +56,17 @@ public struct GalleryWriter {
             FileManager.default.fileExists(atPath: root + "/" + $0)
         }
         do {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-        } catch {
-            throw GalleryError.cannotWrite(path: output, reason: error.localizedDescription)
+            try AtomicFileWriter.createFolders(output)
+        } catch let error as POSIXFileError {
+            throw GalleryError.writing(error)
         }
         let page = GalleryPage(sections: sections, libraryPrefix: RelativeLink.prefix(from: output, to: libraryRoot),
                                showGPS: showGPS)
         let path = output + "/index.html"
         do {
-            try Data(page.html().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw GalleryError.cannotWrite(path: path, reason: error.localizedDescription)
+            try AtomicFileWriter.write(Array(page.html().utf8), to: path, temporaryPrefix: ".index.html.tmp-")
+        } catch let error as POSIXFileError {
+            throw GalleryError.writing(error)
         }
         let missing = sections.flatMap(\.items).filter { !$0.originalExists }.count
         return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount,

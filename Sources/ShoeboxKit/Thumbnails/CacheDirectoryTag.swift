@@ -15,11 +15,15 @@ public enum CacheDirectoryTag {
 
     /// Writes the tag into `folder` (created if needed) unless a valid one is there.
     public static func ensure(in folder: String) throws {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let path = folder + "/" + fileName
-        if let existing = FileManager.default.contents(atPath: path), existing.starts(with: Data(signature.utf8)) {
-            return
+        do {
+            try AtomicFileWriter.createFolders(folder)
+            let path = folder + "/" + fileName
+            if let existing = FileManager.default.contents(atPath: path), existing.starts(with: Data(signature.utf8)) {
+                return
+            }
+            try AtomicFileWriter.write(Array(contents.utf8), to: path, temporaryPrefix: ThumbnailLayout.temporaryPrefix)
+        } catch let error as POSIXFileError {
+            throw ThumbnailError.writing(error)
         }
-        try Data(contents.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }

@@ -2,8 +2,8 @@ import CShim
 import Foundation
 
 /// Makes thumbnail sets for a list of originals, in parallel over `options.jobs`
-/// worker threads, each running one image at a time (libvips concurrency 1), so
-/// memory stays bounded by the number of workers.
+/// worker threads, each running one image at a time (libvips concurrency 1); the
+/// decodes of all workers share one memory budget (`options.maxMemory`).
 ///
 /// Incremental: a thumbnail whose file is newer than its original, of the size the
 /// catalog recorded, made with the same settings (`ThumbnailOptions.settings`), is
@@ -19,11 +19,14 @@ public final class ThumbnailEngine: @unchecked Sendable {
     private var runningWorkers = 0
     private var cancelled = false
     var launcher = ThreadLauncher.system
+    /// What every worker's decodes share.
+    var budget: ThumbnailMemoryBudget { renderer.budget }
 
     public init(libraryRoot: String, options: ThumbnailOptions) {
         self.libraryRoot = libraryRoot
         self.options = options
-        renderer = ThumbnailRenderer(options: options, libraryRoot: libraryRoot)
+        renderer = ThumbnailRenderer(options: options, libraryRoot: libraryRoot,
+                                     budget: ThumbnailMemoryBudget(total: options.maxMemory))
     }
 
     /// Processes every source; `recorded` holds the thumbnails the catalog already
@@ -71,6 +74,8 @@ public final class ThumbnailEngine: @unchecked Sendable {
         cancelled = true
         condition.unlock()
         stop()
+        // Decodes waiting for memory give up: only those in progress are finished.
+        renderer.budget.cancel()
     }
 
     public var isCancelled: Bool {
@@ -157,6 +162,8 @@ public final class ThumbnailEngine: @unchecked Sendable {
                     createdAt: now, settings: options.settings)
                 events.append(.made(record, original: source.path, milliseconds: item.milliseconds))
             }
+        } catch is ThumbnailMemoryBudget.Cancelled {
+            // Interrupted while waiting for memory: not a failure, the next run makes them.
         } catch let error as ThumbnailError {
             events.append(.failed(source, error))
         } catch {

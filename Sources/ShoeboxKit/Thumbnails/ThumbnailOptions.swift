@@ -15,6 +15,9 @@ public struct ThumbnailOptions: Sendable {
     public var maxPixels: Int
     /// Originals processed at once.
     public var jobs: Int
+    /// Bytes every decode of a run may hold together (estimated from the headers);
+    /// a decode estimated above it is refused, never attempted.
+    public var maxMemory: Int64
 
     /// Everything besides the size that decides a thumbnail's pixels and metadata; a
     /// thumbnail made with other settings is remade. The last word names the renderer's
@@ -30,11 +33,13 @@ public struct ThumbnailOptions: Sendable {
 
     public static let defaultSizes = [ThumbnailSize(width: 256, height: 256), ThumbnailSize(width: 1024, height: 1024)]
     public static let defaultMaxPixels = 250_000_000
+    public static let defaultMaxMemory: Int64 = 512 << 20
 
     public init(
         sizes: [ThumbnailSize] = ThumbnailOptions.defaultSizes, format: ThumbnailFormat = .jpeg, quality: Int = 80,
         fit: ThumbnailFit = .inside, keepMetadata: Bool = false, force: Bool = false,
-        maxPixels: Int = ThumbnailOptions.defaultMaxPixels, jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+        maxPixels: Int = ThumbnailOptions.defaultMaxPixels, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+        maxMemory: Int64 = ThumbnailOptions.defaultMaxMemory
     ) {
         var unique: [ThumbnailSize] = []
         for size in sizes where !unique.contains(size) { unique.append(size) }
@@ -46,5 +51,6 @@ public struct ThumbnailOptions: Sendable {
         self.force = force
         self.maxPixels = maxPixels
         self.jobs = max(1, jobs)
+        self.maxMemory = max(1, maxMemory)
     }
 }

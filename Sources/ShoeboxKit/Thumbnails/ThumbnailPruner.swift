@@ -30,7 +30,9 @@ struct ThumbnailPruner {
                     continue
                 }
                 guard let parsed = ThumbnailLayout.parse(thumbnail: path), liveOriginals.contains(Array(parsed.original.utf8)) else {
-                    try manager.removeItem(atPath: full)
+                    guard unlink(full) == 0 || errno == ENOENT else {
+                        throw ThumbnailError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+                    }
                     removed.append(path)
                     continue
                 }

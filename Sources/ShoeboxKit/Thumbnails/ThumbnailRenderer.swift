@@ -3,10 +3,12 @@ import Foundation
 
 /// Makes a set of thumbnails of one image from a single decode: the largest is
 /// made with shrink-on-load, the smaller ones are derived from it in memory.
-/// The pixel count is checked from the header first (decompression bombs).
+/// The pixel count is checked from the header first (decompression bombs), then
+/// the memory the decode takes is estimated and reserved from the run's budget.
 struct ThumbnailRenderer {
     let options: ThumbnailOptions
     let libraryRoot: String
+    let budget: ThumbnailMemoryBudget
     /// Above this many pixels the shared decode is not kept in memory: each size
     /// is then streamed from the file on its own, so memory stays bounded.
     static let sharedDecodeLimit = 16_000_000
@@ -20,21 +22,31 @@ struct ThumbnailRenderer {
         let height: Int
         let hasICC: Bool
         let isJPEG: Bool
+        let header: ThumbnailDecodeHeader
     }
 
     /// Writes every target for the original at `original` (relative path).
     func render(original: String, targets: [ThumbnailTarget]) throws -> [RenderedThumbnail] {
         let source = try inspect(libraryRoot + "/" + original, name: original)
         let scales = targets.map { scale(for: $0.size, of: source) }
-        guard targets.count > 1, let primary = scales.indices.max(by: { scales[$0] < scales[$1] }) else {
+        let largest = scales.max() ?? 1
+        let sharedPixels = Double(source.width) * largest * Double(source.height) * largest
+        let shared = targets.count > 1 && sharedPixels <= Double(Self.sharedDecodeLimit)
+        let cost = ThumbnailMemoryEstimate.estimate(source.header, scale: largest, keptPixels: shared ? Int(sharedPixels.rounded(.up)) : 0)
+        guard cost.bytes <= budget.total else {
+            throw ThumbnailError.overMemoryBudget(path: original, width: source.header.width, height: source.header.height,
+                                                  estimate: cost.bytes, budget: budget.total, reason: cost.reason)
+        }
+        try budget.reserve(cost.bytes)
+        defer {
+            // The decode's buffers are freed by now: hand them back to the system before the budget.
+            VipsRuntime.releaseFreedMemory()
+            budget.release(cost.bytes)
+        }
+        guard shared, let primary = scales.indices.max(by: { scales[$0] < scales[$1] }) else {
             return try targets.map { try renderAlone(source, target: $0) }
         }
-        let sharedScale = scales[primary]
-        let sharedPixels = Double(source.width) * sharedScale * Double(source.height) * sharedScale
-        if sharedPixels > Double(Self.sharedDecodeLimit) {
-            return try targets.map { try renderAlone(source, target: $0) }
-        }
-        return try renderShared(source, targets: targets, primary: primary, scale: sharedScale)
+        return try renderShared(source, targets: targets, primary: primary, scale: scales[primary])
     }
 
     /// Reads the header only; refuses images over --max-pixels.
@@ -49,8 +61,10 @@ struct ThumbnailRenderer {
             throw ThumbnailError.tooManyPixels(path: name, width: width, height: height, limit: options.maxPixels)
         }
         let swap = shim_vips_orientation_swap(header) != 0
+        var info = stat()
+        let facts = ThumbnailDecodeHeader(image: header, fileBytes: stat(file, &info) == 0 ? Int64(info.st_size) : 0)
         return Source(file: file, name: name, width: swap ? height : width, height: swap ? width : height,
-                      hasICC: shim_vips_has_icc(header) != 0, isJPEG: shim_vips_is_jpeg(header) != 0)
+                      hasICC: shim_vips_has_icc(header) != 0, isJPEG: shim_vips_is_jpeg(header) != 0, header: facts)
     }
 
     /// The scale the original needs for `size` (at most 1: never enlarge).
@@ -131,6 +145,13 @@ struct ThumbnailRenderer {
         return saveable
     }
 
+    /// Whether the file system holding `folder` has no block left (for this user, or at all).
+    static func isFull(_ folder: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return false }
+        return info.f_bavail == 0 || info.f_bfree == 0
+    }
+
     /// Encodes to a temporary file beside the target, then renames it into place.
     private func save(
         _ image: OpaquePointer, of original: String, to target: ThumbnailTarget, since start: DispatchTime
@@ -138,9 +159,10 @@ struct ThumbnailRenderer {
         let path = libraryRoot + "/" + target.path
         let folder = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw ThumbnailError.saveFailed(path: folder, reason: "\(error.localizedDescription)")
+            try AtomicFileWriter.createFolders(folder)
+        } catch let error as POSIXFileError {
+            throw error.isDiskFull ? ThumbnailError.diskFull(path: error.path)
+                : ThumbnailError.saveFailed(path: error.path, reason: String(cString: strerror(error.code)))
         }
         let temporary = folder + "/" + ThumbnailLayout.temporaryPrefix + UUID().uuidString + "." + options.format.fileExtension
         let quality = Int32(options.quality), keep: Int32 = options.keepMetadata ? 1 : 0
@@ -152,13 +174,18 @@ struct ThumbnailRenderer {
         }
         guard status == 0 else {
             let reason = VipsRuntime.takeError()
+            // libvips' savers say "write error --- out of disk space?" at best: ask the file system,
+            // before the partial file is removed (which frees its blocks).
+            let full = Self.isFull(folder)
             unlink(temporary)
+            if full { throw ThumbnailError.diskFull(path: target.path) }
             throw ThumbnailError.renderFailed(original: original, thumbnail: target.path, reason: reason)
         }
         guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
             unlink(temporary)
-            throw ThumbnailError.saveFailed(path: target.path, reason: reason)
+            if code == ENOSPC || code == EDQUOT { throw ThumbnailError.diskFull(path: target.path) }
+            throw ThumbnailError.saveFailed(path: target.path, reason: String(cString: strerror(code)))
         }
         var info = stat()
         let bytes = stat(path, &info) == 0 ? Int64(info.st_size) : 0

@@ -44,22 +44,29 @@ public final class ThumbnailUpdater: @unchecked Sendable {
             try journal.append(records.map(JournalEntry.thumbnailRecorded))
             try catalog.transaction { for record in records { try catalog.upsertThumbnail(record) } }
         }
-        try engine.run(sources, recorded: recorded) { event in
-            switch event {
-            case .made(let record, _, _):
-                summary.made += 1
-                batch.append(record)
-            case .found(let record):
-                batch.append(record)
-            case .upToDate:
-                summary.upToDate += 1
-            case .failed(let source, _):
-                failedOriginals.insert(source.path)
-            case .finished:
-                break
+        do {
+            try engine.run(sources, recorded: recorded) { event in
+                switch event {
+                case .made(let record, _, _):
+                    summary.made += 1
+                    batch.append(record)
+                case .found(let record):
+                    batch.append(record)
+                case .upToDate:
+                    summary.upToDate += 1
+                case .failed(let source, let error):
+                    failedOriginals.insert(source.path)
+                    if error.isDiskFull { throw error }  // nothing more can be written: stop the run
+                case .finished:
+                    break
+                }
+                if batch.count >= batchSize { try flush() }
+                onEvent(event)
             }
-            if batch.count >= batchSize { try flush() }
-            onEvent(event)
+        } catch let error as ThumbnailError where error.isDiskFull {
+            // Record what was made, if the catalog still can, then end with the one message.
+            try? flush()
+            throw error
         }
         try flush()
         summary.failed = failedOriginals.count
