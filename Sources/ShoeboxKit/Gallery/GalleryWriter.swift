@@ -40,7 +40,7 @@ public struct GalleryWriter {
         var rest: [String] = []
         while access(existing, F_OK) != 0, existing != "/" {
             rest.insert((existing as NSString).lastPathComponent, at: 0)
-            existing = (existing as NSString).deletingLastPathComponent
+            existing = FolderPath.containing(existing)
         }
         guard let real = realpath(existing, nil) else { return path }
         defer { free(real) }

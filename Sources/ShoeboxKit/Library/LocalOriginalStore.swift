@@ -57,7 +57,7 @@ public final class LocalOriginalStore: OriginalStore {
     public func publish(sha256: String, to path: String) throws {
         let source = stagedPath(sha256)
         let target = layout.absolute(path)
-        try makeFolder((target as NSString).deletingLastPathComponent)
+        try makeFolder(FolderPath.containing(target))
         guard shim_rename_noreplace(source, target) == 0 else {
             let code = errno
             // The same content already in place (an earlier publish interrupted before it was recorded).

@@ -88,6 +88,24 @@ final class FetchRulesTests: XCTestCase {
         }
     }
 
+    /// Foundation's deletingLastPathComponent trapped (SIGILL) on these: fetch -L 'a/~/b' crashed.
+    func testContainingFolderOfPathsWithATilde() throws {
+        XCTAssertEqual(FolderPath.containing("~"), ".")
+        XCTAssertEqual(FolderPath.containing("~/x"), "~")
+        XCTAssertEqual(FolderPath.containing("a/~/b"), "a/~")
+        XCTAssertEqual(FolderPath.containing("a/~"), "a")
+        XCTAssertEqual(FolderPath.containing("~a"), ".")
+        XCTAssertEqual(FolderPath.containing("/x"), "/")
+        XCTAssertEqual(FolderPath.containing("/"), "/")
+        XCTAssertEqual(FolderPath.containing("a//b/"), "a")
+        XCTAssertEqual(FolderPath.containing("/r/é/f.jpg"), "/r/é")
+        let root = NSTemporaryDirectory() + "folders-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        XCTAssertNil(FolderPath.create(root + "/a/~/b/~"))
+        var isFolder: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/a/~/b/~", isDirectory: &isFolder) && isFolder.boolValue)
+    }
+
     func testFolderCreationNamesWhatIsInTheWay() throws {
         let root = NSTemporaryDirectory() + "folders-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: root) }
