@@ -137,7 +137,7 @@ final class Archiver {
             result.warnings.append("metadata: \(error)")
         }
         let (folder, takenAt, datedBy) = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: transfer.lastModified)
-        let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256)
+        let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256, contentDisposition: transfer.contentDisposition)
         let path = try discarding(file) {
             try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
                 if reservedPaths.contains(CaseFoldedPath.fold($0)) || store.exists(path: $0) { return true }

@@ -21,4 +21,6 @@ public struct CompletedTransfer: Sendable {
     public let etag: String?
     public let lastModified: String?
     public let finalURL: String?
+    /// The response's Content-Disposition header (a file name for a URL that ends in none).
+    public var contentDisposition: String? = nil
 }

@@ -17,6 +17,12 @@ public enum FileNameSanitizer {
         return sanitize(removingExtension(decoded))
     }
 
+    /// The name stem for a file name given as such (a Content-Disposition name): not
+    /// percent-decoded, its extension dropped; nil when nothing usable is left.
+    public static func stem(fromFileName name: String) -> String? {
+        sanitize(removingExtension(name))
+    }
+
     /// Percent-decodes, replacing invalid UTF-8 rather than failing.
     static func percentDecoded(_ text: String) -> String {
         let input = Array(text.utf8)

@@ -277,7 +277,8 @@ public final class TransferEngine: @unchecked Sendable {
         completion(CompletedTransfer(
             request: state.request, body: body, attempts: state.attempts, httpStatus: unanswered ? nil : response.status,
             contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
-            finalURL: response.effectiveURL.map { URLValidator.withoutPassword($0) }))
+            finalURL: response.effectiveURL.map { URLValidator.withoutPassword($0) },
+            contentDisposition: response.contentDisposition))
     }
 
     /// On cancel: transfers whose download is complete are finished (their last

@@ -1,9 +1,9 @@
 import Foundation
 import ShoeboxKit
 
-/// libFuzzer entry point: arbitrary bytes as a URL path and as a name, through
-/// FileNameSanitizer (percent-decoding, extension removal, character filtering,
-/// truncation to 100 bytes). A violated invariant traps: the name must be a
+/// libFuzzer entry point: arbitrary bytes as a URL path, as a name and as a
+/// Content-Disposition header, through FileNameSanitizer (percent-decoding,
+/// extension removal, character filtering, truncation to 100 bytes). A violated invariant traps: the name must be a
 /// single, non-hidden path component of at most 100 bytes without control,
 /// format (Cf: invisible, bidi) or line/paragraph separator characters, so a
 /// stored original can never land outside its folder or hide its real name.
@@ -13,6 +13,10 @@ public func fileNameSanitizerFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     let text = String(decoding: bytes, as: UTF8.self)
     check(FileNameSanitizer.stem(fromURLPath: text))
     check(FileNameSanitizer.sanitize(text))
+    // The same bytes as a Content-Disposition header: its name must come out as safe.
+    check(ContentDispositionName.fileName(text).flatMap(FileNameSanitizer.stem(fromFileName:)))
+    check(ContentDispositionName.fileName("attachment; filename=\"" + text).flatMap(FileNameSanitizer.stem(fromFileName:)))
+    _ = ContentDispositionName.urlNameIsGeneric(text)
     return 0
 }
 
