@@ -97,7 +97,7 @@ final class Archiver {
         result.bytes = bytes
         result.sha256 = sha256
         let format: ImageFormat
-        switch ContentTypeRules.decide(contentType: transfer.contentType, prefix: prefix, bodyBytes: bytes) {
+        switch ContentTypeRules.decide(contentType: transfer.contentType, prefix: prefix, bodyBytes: bytes, file: file.path) {
         case .reject(let reason):
             store.discard(file)
             result.outcome = .rejected
