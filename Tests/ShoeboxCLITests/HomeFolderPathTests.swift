@@ -54,7 +54,7 @@ final class HomeFolderPathTests: XCTestCase {
         let server = try startFixtureServer()
         let home = try makeTemporaryDirectory(self).path
         let folder = try makeTemporaryDirectory(self).path
-        for library in ["a/~/b", "~x", folder + "/c/~"] {
+        for library in ["a/~/b", "~x", "~root", folder + "/c/~"] {
             let fetch = try run(["fetch", "-L", library, "--url", photo(server, "t3")], in: folder, home: home)
             XCTAssertEqual(fetch.status, 0, "\(library): \(fetch.stderr)")
             let root = library.hasPrefix("/") ? library : folder + "/" + library
