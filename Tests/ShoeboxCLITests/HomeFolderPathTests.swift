@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import ShoeboxCLI
 
 /// One rule for "~" in every path option and SHOEBOX_LIBRARY: a leading "~" or "~/" is
 /// $HOME, as a shell would expand it; a "~" elsewhere is an ordinary character. Before,
@@ -48,6 +49,22 @@ final class HomeFolderPathTests: XCTestCase {
         let reindex = try run(["reindex", "-L", "~/x", "--force"], in: elsewhere, home: home)
         XCTAssertEqual(reindex.status, 0, reindex.stdout + reindex.stderr)
         XCTAssertTrue(reindex.stdout.contains("originals: 2 "), reindex.stdout)
+    }
+
+    func testTheRule() throws {
+        func expand(_ path: String, _ environment: [String: String]) throws -> String {
+            try HomeFolderPath.expand(path, option: "library", environment: environment)
+        }
+        XCTAssertEqual(try expand("~", ["HOME": "/home/ann"]), "/home/ann")
+        XCTAssertEqual(try expand("~/", ["HOME": "/home/ann/"]), "/home/ann/")
+        XCTAssertEqual(try expand("~/Photos", ["HOME": "/home/ann/"]), "/home/ann/Photos")
+        XCTAssertEqual(try expand("~/Photos", ["HOME": "/"]), "/Photos")
+        XCTAssertEqual(try expand("~x/Photos", ["HOME": "/home/ann"]), "./~x/Photos")
+        XCTAssertEqual(try expand("a/~/b", ["HOME": "/home/ann"]), "a/~/b")
+        XCTAssertEqual(try expand("/srv/~", ["HOME": "/home/ann"]), "/srv/~")
+        let entry = try XCTUnwrap(getpwuid(getuid()))
+        XCTAssertEqual(try expand("~/p", [:]), String(cString: entry.pointee.pw_dir) + "/p", "no HOME: the password database's")
+        XCTAssertEqual(try expand("~/p", ["HOME": ""]), String(cString: entry.pointee.pw_dir) + "/p", "an empty HOME is none")
     }
 
     func testTildeElsewhereIsAnOrdinaryCharacter() throws {
