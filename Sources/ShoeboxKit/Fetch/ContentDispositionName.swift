@@ -86,28 +86,11 @@ public enum ContentDispositionName {
     static func decodeExtended(_ value: String) -> String? {
         let parts = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
-        let bytes = percentDecodedBytes(String(parts[2]))
+        let bytes = FileNameSanitizer.percentDecodedBytes(String(parts[2]))
         switch parts[0].lowercased() {
         case "utf-8": return String(decoding: bytes, as: UTF8.self)
         case "iso-8859-1": return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
         default: return nil
         }
-    }
-
-    private static func percentDecodedBytes(_ text: String) -> [UInt8] {
-        let input = Array(text.utf8)
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < input.count {
-            if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
-               let high = HexDigit.value(input[index + 1]), let low = HexDigit.value(input[index + 2]) {
-                bytes.append(high << 4 | low)
-                index += 3
-            } else {
-                bytes.append(input[index])
-                index += 1
-            }
-        }
-        return bytes
     }
 }

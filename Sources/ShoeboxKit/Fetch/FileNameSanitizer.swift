@@ -25,12 +25,17 @@ public enum FileNameSanitizer {
 
     /// Percent-decodes, replacing invalid UTF-8 rather than failing.
     static func percentDecoded(_ text: String) -> String {
+        String(decoding: percentDecodedBytes(text), as: UTF8.self)
+    }
+
+    /// The bytes `text` percent-encodes; a % not followed by two hex digits stays as it is
+    /// ("a%4", "100%", "%zz").
+    static func percentDecodedBytes(_ text: String) -> [UInt8] {
         let input = Array(text.utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(input.count)
         var index = 0
         while index < input.count {
-            // A % not followed by two hex digits stays as it is ("a%4", "100%", "%zz").
             if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
                let high = HexDigit.value(input[index + 1]), let low = HexDigit.value(input[index + 2]) {
                 bytes.append(high << 4 | low)
@@ -40,7 +45,7 @@ public enum FileNameSanitizer {
                 index += 1
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
 
