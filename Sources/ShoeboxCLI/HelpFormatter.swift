@@ -35,8 +35,12 @@ public enum HelpFormatter {
         }
         lines += [
             "",
+            "OPTIONS:",
+            "  -h, --help     List the commands; after a command, print its usage.",
+            "  -V, --version  Print the version and exit.",
+            "",
             "Run 'shoebox help COMMAND' or 'shoebox COMMAND --help' for a command's options.",
-            "'shoebox --version' prints the version; 'man shoebox' is the full manual.",
+            "'man shoebox' is the full manual.",
         ]
         return lines.joined(separator: "\n")
     }

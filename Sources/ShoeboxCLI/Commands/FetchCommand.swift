@@ -41,7 +41,7 @@ public enum FetchCommand: Command {
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         var configuration = FetchRun.Configuration(layout: try LibraryOption.layout(arguments, console: console))
-        configuration.options = try options(from: arguments)
+        configuration.options = try options(from: arguments, environment: console.environment)
         configuration.lists = arguments.positionals
         configuration.urls = arguments.values("url")
         // What a list would skip as blank or a comment is no URL here: a mistake on the command line.
@@ -73,7 +73,7 @@ public enum FetchCommand: Command {
         return summary.allSucceeded ? ExitStatus.success : ExitStatus.someFailed
     }
 
-    static func options(from arguments: ParsedArguments) throws -> FetchOptions {
+    static func options(from arguments: ParsedArguments, environment: [String: String]) throws -> FetchOptions {
         var options = FetchOptions()
         options.jobs = try arguments.integer("jobs", default: options.jobs, in: 1...1000)
         options.perHost = try arguments.integer("per-host", default: options.perHost, in: 1...1000)
@@ -100,7 +100,8 @@ public enum FetchCommand: Command {
             throw UsageError.invalidValue(option: "header", value: header, expected: "'Name: value'")
         }
         options.headers = arguments.values("header")
-        if let file = arguments.value("cacert") {
+        if let given = arguments.value("cacert") {
+            let file = try HomeFolderPath.expand(given, option: "cacert", environment: environment)
             guard FileManager.default.isReadableFile(atPath: file) else {
                 throw UsageError.invalidValue(option: "cacert", value: file, expected: "a readable PEM file of CA certificates")
             }

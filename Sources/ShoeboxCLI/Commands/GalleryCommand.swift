@@ -25,11 +25,16 @@ public enum GalleryCommand: Command {
         if let out = arguments.value("out"), out.isEmpty {
             throw UsageError.invalidValue(option: "out", value: out, expected: "a folder (an empty one would be the current folder)")
         }
+        // Made absolute here: URL(fileURLWithPath:) would expand a relative "~x" as a user's home.
+        let out = try arguments.value("out").map { given -> String in
+            let path = try HomeFolderPath.expand(given, option: "out", environment: console.environment)
+            return URL(fileURLWithPath: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+                .standardizedFileURL.path
+        }
         let result: GalleryWriter.Result
         do {
             try layout.requireExisting()
             let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true, checkIntegrity: false)
-            let out = arguments.value("out").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             result = try GalleryWriter(libraryRoot: layout.root, catalog: catalog).write(to: out, showGPS: arguments.flag("gps"))
         } catch let error as GalleryError {
             console.error("gallery: \(error)")

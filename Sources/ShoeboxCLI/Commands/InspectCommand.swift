@@ -24,6 +24,9 @@ public enum InspectCommand: Command {
         let json = arguments.flag("json"), all = arguments.flag("all")
         let paths: [String]
         var unlisted: [UnlistedFolder] = []
+        let library = try arguments.value("library").map {
+            try HomeFolderPath.expand($0, option: "library", environment: console.environment)
+        }
         if arguments.positionals.isEmpty {
             guard arguments.value("library") != nil || console.environment["SHOEBOX_LIBRARY"] != nil else {
                 throw UsageError.missingArgument("PATH: give files or directories to inspect, or --library DIR")
@@ -39,7 +42,7 @@ public enum InspectCommand: Command {
                 return ExitStatus.libraryUnusable
             }
         } else {
-            let expansion = PhotoFileFinder.expand(arguments.positionals.map { resolve($0, library: arguments.value("library")) })
+            let expansion = PhotoFileFinder.expand(arguments.positionals.map { resolve($0, library: library) })
             paths = expansion.paths
             unlisted = expansion.unreadableFolders
         }

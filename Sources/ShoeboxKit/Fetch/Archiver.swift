@@ -98,7 +98,7 @@ final class Archiver {
         result.bytes = bytes
         result.sha256 = sha256
         let format: ImageFormat
-        switch ContentTypeRules.decide(contentType: transfer.contentType, prefix: prefix, bodyBytes: bytes) {
+        switch ContentTypeRules.decide(contentType: transfer.contentType, prefix: prefix, bodyBytes: bytes, file: file.path) {
         case .reject(let reason):
             store.discard(file)
             result.outcome = .rejected
@@ -138,7 +138,7 @@ final class Archiver {
             result.warnings.append("metadata: \(error)")
         }
         let (folder, takenAt, datedBy) = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: transfer.lastModified)
-        let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256)
+        let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256, contentDisposition: transfer.contentDisposition)
         let path = try discarding(file) {
             try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
                 if reservedPaths.contains(CaseFoldedPath.fold($0)) || store.exists(path: $0) { return true }

@@ -23,4 +23,6 @@ public struct CompletedTransfer: Sendable {
     public let finalURL: String?
     /// Said of the transfer, for the result (a body stored although its end is unproven).
     public var warnings: [String] = []
+    /// The response's Content-Disposition header (a file name for a URL that ends in none).
+    public var contentDisposition: String? = nil
 }

@@ -46,10 +46,15 @@ public enum ContentTypeRules {
         media.count > 100 ? media.prefix(100) + "…" : media
     }
 
-    public static func decide(contentType: String?, prefix: [UInt8], bodyBytes: Int64) -> Decision {
+    /// `file`: the complete body, when it is on disk: a body that starts as a plain TIFF is
+    /// then told apart from the raw formats built on TIFF (FormatSniffer.sniff(fileAt:)),
+    /// so that a DNG sent as application/octet-stream or image/tiff is stored as .dng.
+    public static func decide(contentType: String?, prefix: [UInt8], bodyBytes: Int64, file: String? = nil) -> Decision {
         guard bodyBytes > 0 else { return .reject(reason: "empty body") }
         let declared = format(forContentType: contentType)
-        guard let sniffed = FormatSniffer.sniff(prefix) else {
+        let fromPrefix = FormatSniffer.sniff(prefix)
+        let fromFile = fromPrefix == .tiff ? file.flatMap(FormatSniffer.sniff(fileAt:)) : nil
+        guard let sniffed = fromFile ?? fromPrefix else {
             let what = mediaType(contentType).map(shown) ?? "no Content-Type"
             return .reject(reason: "body is not an image (\(what); first bytes \(describe(prefix)))")
         }
@@ -61,8 +66,10 @@ public enum ContentTypeRules {
             return .accept(sniffed, warnings: ["content-type-mismatch: server said \(shown(media!)), bytes are \(sniffed.mimeType)"])
         }
         if declared == sniffed { return .accept(sniffed, warnings: []) }
-        // Most raw formats are TIFF inside: the declared raw type is more precise than the sniff.
+        // Most raw formats are TIFF inside: the declared raw type is more precise than a
+        // plain-TIFF sniff, and a raw format the bytes show is more precise than image/tiff.
         if declared.isRaw && sniffed == .tiff { return .accept(declared, warnings: []) }
+        if declared == .tiff && sniffed.isRaw && sniffed.isTIFFBased { return .accept(sniffed, warnings: []) }
         if [.heic, .heif].contains(declared) && [.heic, .heif].contains(sniffed) { return .accept(sniffed, warnings: []) }
         return .accept(sniffed, warnings: ["content-type-mismatch: server said \(shown(media!)), bytes are \(sniffed.mimeType)"])
     }

@@ -84,6 +84,7 @@ public final class FetchRun: @unchecked Sendable {
         }
 
         let layout = configuration.layout
+        try LibraryAccess.requireReadable(layout)
         let store = try LocalOriginalStore(layout: layout)
         let writerLock: LibraryLock
         do {

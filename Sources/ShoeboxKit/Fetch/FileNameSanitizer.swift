@@ -1,7 +1,8 @@
 import Foundation
 
 /// Turns a URL's last path segment into a safe, portable file name stem:
-/// percent-decoded, no separators, no `..`, no control or reserved characters, not
+/// percent-decoded, no separators, no `..`, no control or reserved characters, no
+/// invisible format characters (Cf: dropped) or line and paragraph separators, not
 /// a Windows device name (CON becomes CON_, aux.tar aux_.tar), at most 100 bytes of
 /// UTF-8, in Unicode NFC (the form macOS file systems treat as the same name as NFD:
 /// "café" sent decomposed must not become a second name that collides with the first
@@ -16,14 +17,25 @@ public enum FileNameSanitizer {
         return sanitize(removingExtension(decoded))
     }
 
+    /// The name stem for a file name given as such (a Content-Disposition name): not
+    /// percent-decoded, its extension dropped; nil when nothing usable is left.
+    public static func stem(fromFileName name: String) -> String? {
+        sanitize(removingExtension(name))
+    }
+
     /// Percent-decodes, replacing invalid UTF-8 rather than failing.
     static func percentDecoded(_ text: String) -> String {
+        String(decoding: percentDecodedBytes(text), as: UTF8.self)
+    }
+
+    /// The bytes `text` percent-encodes; a % not followed by two hex digits stays as it is
+    /// ("a%4", "100%", "%zz").
+    static func percentDecodedBytes(_ text: String) -> [UInt8] {
         let input = Array(text.utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(input.count)
         var index = 0
         while index < input.count {
-            // A % not followed by two hex digits stays as it is ("a%4", "100%", "%zz").
             if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
                let high = HexDigit.value(input[index + 1]), let low = HexDigit.value(input[index + 2]) {
                 bytes.append(high << 4 | low)
@@ -33,7 +45,7 @@ public enum FileNameSanitizer {
                 index += 1
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
 
@@ -45,8 +57,11 @@ public enum FileNameSanitizer {
     }
 
     public static func sanitize(_ name: String) -> String? {
+        // Invisible characters go before composing: "e\u{FEFF}\u{301}" must end as "é" (NFC).
+        var visible = String.UnicodeScalarView()
+        visible.append(contentsOf: name.unicodeScalars.lazy.filter { !isInvisible($0) })
         var scalars = String.UnicodeScalarView()
-        for scalar in name.canonicallyComposed.unicodeScalars {
+        for scalar in String(visible).canonicallyComposed.unicodeScalars {
             // A run of dots becomes one: no name holds "..", even away from its start.
             if scalar == ".", scalars.last == "." { continue }
             scalars.append(isAllowed(scalar) ? scalar : "_")
@@ -90,11 +105,24 @@ public enum FileNameSanitizer {
         }
     }
 
+    /// Format characters (general category Cf), dropped from names: they show as nothing,
+    /// so two names that look the same would differ ("IMG\u{FEFF}_1" and "IMG_1"), or, for
+    /// the bidirectional controls (U+061C, U+200E/F, U+202A…U+202E, U+2066…U+2069), the
+    /// name shows in another order than it is ("photo\u{202E}gpj.exe"). Among them the byte
+    /// order mark U+FEFF, the word joiner U+2060, the soft hyphen U+00AD, zero-width
+    /// spaces and joiners (U+200B…U+200D) and the tag characters of U+E0000….
+    public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .format
+    }
+
     private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F, 0x80..<0xA0: return false  // control characters
         case 0xFFFD: return false  // replacement for invalid UTF-8
-        case 0x200B...0x200F, 0x202A...0x202E, 0x2066...0x2069: return false  // invisible and bidi controls
+        default: break
+        }
+        switch scalar.properties.generalCategory {
+        case .lineSeparator, .paragraphSeparator: return false  // U+2028, U+2029: line breaks, like \n
         default: break
         }
         return !"/\\:*?\"<>|".unicodeScalars.contains(scalar)

@@ -83,11 +83,20 @@ struct LibraryPathPlanner {
         String(Timestamp.exif(time).prefix(10)).replacingOccurrences(of: ":", with: "/")
     }
 
-    /// The file name stem for a URL, or the first 12 hex digits of the hash.
-    static func stem(url: String, sha256: String) -> String {
-        if let path = try? URLValidator.validate(url), let stem = FileNameSanitizer.stem(fromURLPath: path) {
+    /// The file name stem for a URL: its last path segment's, or, when that is no name
+    /// (see ContentDispositionName.urlNameIsGeneric), the response's Content-Disposition
+    /// file name's (as `wget --content-disposition` and `curl -J` do); else the first 12
+    /// hex digits of the hash.
+    static func stem(url: String, sha256: String, contentDisposition: String? = nil) -> String {
+        let path = try? URLValidator.validate(url)
+        if let path, !ContentDispositionName.urlNameIsGeneric(path), let stem = FileNameSanitizer.stem(fromURLPath: path) {
             return stem
         }
+        if let header = contentDisposition, let name = ContentDispositionName.fileName(header),
+           let stem = FileNameSanitizer.stem(fromFileName: name) {
+            return stem
+        }
+        if let path, let stem = FileNameSanitizer.stem(fromURLPath: path) { return stem }
         return String(sha256.prefix(12))
     }
 

@@ -10,6 +10,8 @@ struct ResponseInfo {
     var effectiveURL: String?
     var etag: String?
     var lastModified: String?
+    /// The file name the server suggests, for a URL that ends in no name.
+    var contentDisposition: String?
     /// Seconds to wait, from a Retry-After header (seconds or HTTP date); nil when
     /// absent or unreadable ("soon", "-5"), so the usual backoff applies.
     var retryAfter: Double?
@@ -22,6 +24,7 @@ struct ResponseInfo {
         retryAfter = Self.header(handle, "Retry-After").flatMap { Self.retryAfterSeconds($0) }
         etag = Self.header(handle, "ETag")
         lastModified = Self.header(handle, "Last-Modified")
+        contentDisposition = Self.header(handle, "Content-Disposition")
     }
 
     /// RFC 9110: delay-seconds (digits only) or an HTTP date; nil for anything else.

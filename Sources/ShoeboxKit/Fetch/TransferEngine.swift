@@ -288,7 +288,8 @@ public final class TransferEngine: @unchecked Sendable {
         completion(CompletedTransfer(
             request: state.request, body: body, attempts: state.attempts, httpStatus: response.status,
             contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
-            finalURL: response.effectiveURL.map { URLValidator.withoutPassword($0) }, warnings: verdict.warnings))
+            finalURL: response.effectiveURL.map { URLValidator.withoutPassword($0) },
+            warnings: verdict.warnings, contentDisposition: response.contentDisposition))
     }
 
     /// Where a completed redirect response sends the request next; nil for any other response.

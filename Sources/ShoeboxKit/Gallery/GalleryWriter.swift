@@ -36,11 +36,14 @@ public struct GalleryWriter {
 
     /// `path` with symbolic links resolved in the part of it that exists.
     private static func resolved(_ path: String) -> String {
-        var existing = URL(fileURLWithPath: path).standardizedFileURL.path
+        // Made absolute first: URL(fileURLWithPath:) reads a leading "~user" as a home folder,
+        // and for Shoebox a "~" left in a path is an ordinary character.
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var existing = URL(fileURLWithPath: absolute).standardizedFileURL.path
         var rest: [String] = []
         while access(existing, F_OK) != 0, existing != "/" {
             rest.insert((existing as NSString).lastPathComponent, at: 0)
-            existing = (existing as NSString).deletingLastPathComponent
+            existing = FolderPath.containing(existing)
         }
         guard let real = realpath(existing, nil) else { return path }
         defer { free(real) }

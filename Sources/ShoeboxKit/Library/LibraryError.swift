@@ -19,6 +19,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case doesNotExist(path: String)
     /// The folder exists but holds no catalog.
     case noCatalog(path: String)
+    /// This user may not read the library (or its catalog, or a folder above it).
+    case permissionDenied(path: String, kind: String, owner: String, mode: String, user: String)
 
     public var description: String {
         switch self {
@@ -47,6 +49,9 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             return "no library at \(path): the folder does not exist; check the path (a library is created by 'shoebox fetch LIST --library \(path)')"
         case .noCatalog(let path):
             return "\(path) has no catalog.sqlite: fetch into it first, or, if its catalog was lost, rebuild it with 'shoebox reindex --library \(path)'"
+        case .permissionDenied(let path, let kind, let owner, let mode, let user):
+            return "permission denied: \(kind) \(path) is owned by \(owner) (mode \(mode)) and cannot be read by \(user); "
+                + "run as \(owner), or have its permissions changed (nothing in it was touched)"
         case .missingLibrary:
             return "no library given: pass --library DIR (or -L DIR), or set SHOEBOX_LIBRARY"
         }

@@ -37,6 +37,7 @@ public struct LibraryLayout: Sendable {
 
     /// Checks that the library exists and has a catalog, for commands that never create one.
     public func requireExisting() throws {
+        try LibraryAccess.requireReadable(self)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder) else {
             throw LibraryError.doesNotExist(path: root)

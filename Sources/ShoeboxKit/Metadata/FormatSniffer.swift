@@ -5,17 +5,15 @@ public enum FormatSniffer {
     /// How many leading bytes `sniff` needs to decide.
     public static let prefixLength = 64
 
-    /// The format of the file at `path` from its first bytes; nil when it cannot be read.
-    /// nil for anything but a regular file: opening a FIFO without O_NONBLOCK would wait for a writer.
-    static func sniff(fileAt path: String) -> ImageFormat? {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        var prefix = [UInt8](repeating: 0, count: prefixLength)
-        let count = pread(fd, &prefix, prefixLength, 0)
-        return count > 0 ? sniff(prefix.prefix(count)) : nil
+    /// The format of the file at `path` from its first bytes, and for a file that starts
+    /// as a plain TIFF, from its IFD0 (DNG, NEF, ARW, PEF, SRW: see TIFFRawIdentifier);
+    /// nil when it cannot be read. nil for anything but a regular file (FileByteSource
+    /// opens with O_NONBLOCK: a FIFO would wait for a writer).
+    public static func sniff(fileAt path: String) -> ImageFormat? {
+        guard let source = try? FileByteSource(path: path), let prefix = try? source.bytes(at: 0, count: prefixLength),
+              let format = sniff(prefix) else { return nil }
+        guard format == .tiff else { return format }
+        return TIFFRawIdentifier.identify(source) ?? .tiff
     }
 
     public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8 {

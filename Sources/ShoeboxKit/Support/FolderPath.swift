@@ -2,10 +2,17 @@ import Foundation
 
 /// Folder helpers shared by the catalog, the journal and reindex.
 enum FolderPath {
-    /// The folder holding `path` ("." for a bare file name).
+    /// The folder holding `path` ("." for a bare file name, "/" for a file at the root),
+    /// cut at its last "/" byte. Not NSString's deletingLastPathComponent: Foundation
+    /// traps (SIGILL) on some paths with a "~" component ("~", "a/~/b"), which a
+    /// library given as `-L 'a/~/b'` made fetch do.
     static func containing(_ path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
+        let slash = UInt8(ascii: "/")
+        var bytes = Array(path.utf8)
+        while bytes.count > 1 && bytes.last == slash { bytes.removeLast() }
+        guard var end = bytes.lastIndex(of: slash) else { return "." }
+        while end > 0 && bytes[end - 1] == slash { end -= 1 }
+        return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
     }
 
     /// Creates `folder` and the folders above it that are missing (mkdir -p). Returns

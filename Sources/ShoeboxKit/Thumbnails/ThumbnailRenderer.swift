@@ -157,7 +157,7 @@ struct ThumbnailRenderer {
         _ image: OpaquePointer, of original: String, to target: ThumbnailTarget, since start: DispatchTime
     ) throws -> RenderedThumbnail {
         let path = libraryRoot + "/" + target.path
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FolderPath.containing(path)
         do {
             try AtomicFileWriter.createFolders(folder)
         } catch let error as POSIXFileError {

@@ -223,6 +223,7 @@ public struct LibraryVerifier: Sendable {
     // MARK: Library access
 
     static func requireLibrary(_ layout: LibraryLayout) throws {
+        try LibraryAccess.requireReadable(layout)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: layout.root, isDirectory: &isFolder), isFolder.boolValue else {
             throw VerifyError.libraryMissing(path: layout.root)

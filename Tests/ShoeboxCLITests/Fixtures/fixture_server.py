@@ -193,6 +193,17 @@ class Handler(BaseHTTPRequestHandler):
         ct = q.get("ct", "image/jpeg")
         self.send_body(200, body, None if ct == "none" else ct, headers)
 
+    def route_disposition(self, key, q):
+        """A photo with the Content-Disposition header whose bytes are base64 in ?h=, sent as they are."""
+        self.note(key)
+        value = base64.b64decode(q.get("h", "")).decode("latin-1")
+        self.send_body(200, self.photo_bytes(key, q), q.get("ct", "image/jpeg"), {"Content-Disposition": value})
+
+    def route_bytes(self, key, q):
+        """The body whose bytes are base64 in ?b=, with the Content-Type in ?ct=."""
+        self.note(key)
+        self.send_body(200, base64.b64decode(q.get("b", "")), q.get("ct", "application/octet-stream"))
+
     def route_versioned(self, key, q):
         """New bytes (and a new ETag) on every unconditional request; 304 when the ETag matches."""
         with state_lock:

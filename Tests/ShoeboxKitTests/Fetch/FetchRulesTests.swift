@@ -53,6 +53,31 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(ContentTypeRules.format(forContentType: "image/jpeg")?.fileExtension, "jpg")
     }
 
+    /// Names kept U+FEFF, U+2060, U+2028 and U+00AD: format characters (Cf, the bidi controls
+    /// among them) are dropped, line and paragraph separators become "_" like other line breaks.
+    func testNamesLoseInvisibleAndBidiCharactersAndLineSeparators() {
+        let invisible: [(String, Unicode.Scalar)] = [
+            ("byte order mark", "\u{FEFF}"), ("word joiner", "\u{2060}"), ("soft hyphen", "\u{AD}"),
+            ("zero-width space", "\u{200B}"), ("zero-width joiner", "\u{200D}"), ("left-to-right mark", "\u{200E}"),
+            ("right-to-left override", "\u{202E}"), ("left-to-right embedding", "\u{202A}"), ("pop directional", "\u{202C}"),
+            ("first strong isolate", "\u{2068}"), ("pop isolate", "\u{2069}"), ("Arabic letter mark", "\u{61C}"),
+            ("interlinear annotation", "\u{FFF9}"), ("tag letter", "\u{E0041}"), ("Arabic number sign", "\u{600}"),
+        ]
+        for (name, scalar) in invisible {
+            XCTAssertEqual(FileNameSanitizer.sanitize("IMG\(scalar)_0001"), "IMG_0001", name)
+            XCTAssertEqual(FileNameSanitizer.sanitize("\(scalar)IMG"), "IMG", "\(name) at the start")
+            XCTAssertEqual(FileNameSanitizer.sanitize("IMG\(scalar)"), "IMG", "\(name) at the end")
+            XCTAssertNil(FileNameSanitizer.sanitize(String(Character(scalar))), "\(name) alone is no name")
+        }
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/%EF%BB%BFTus%C2%ADcany%E2%81%A0.jpg"), "Tuscany")
+        XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/photo%E2%80%AEgpj.exe"), "photogpj", "an RTL override is gone")
+        XCTAssertEqual(FileNameSanitizer.sanitize("a\u{2028}b\u{2029}c"), "a_b_c", "line and paragraph separators")
+        XCTAssertEqual(FileNameSanitizer.sanitize("e\u{FEFF}\u{301}").map { Array($0.utf8) }, Array("\u{E9}".utf8), "NFC after dropping")
+        XCTAssertEqual(FileNameSanitizer.sanitize("a.\u{200B}.b"), "a.b", "no .. once the invisible character is gone")
+        XCTAssertEqual(FileNameSanitizer.sanitize("\u{FEFF}.hidden"), "hidden", "no hidden name behind a byte order mark")
+        XCTAssertEqual(FileNameSanitizer.sanitize("\u{200B}con"), "con_", "a device name behind an invisible character")
+    }
+
     func testFileNameSanitizer() {
         XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/a/b/IMG_0001.JPG"), "IMG_0001")
         XCTAssertEqual(FileNameSanitizer.stem(fromURLPath: "/photos/My%20Holiday%20%C3%A9t%C3%A9.jpeg"), "My Holiday été")
@@ -86,6 +111,24 @@ final class FetchRulesTests: XCTestCase {
         for bad in ["no colon here", "Bad Name: v", "X-A;b c: d", "X-Empty; trailing", ": v", ";", "X: a\r\nY: b", "X: \u{7F}"] {
             XCTAssertFalse(FetchOptions.isHeader(bad), bad)
         }
+    }
+
+    /// Foundation's deletingLastPathComponent trapped (SIGILL) on these: fetch -L 'a/~/b' crashed.
+    func testContainingFolderOfPathsWithATilde() throws {
+        XCTAssertEqual(FolderPath.containing("~"), ".")
+        XCTAssertEqual(FolderPath.containing("~/x"), "~")
+        XCTAssertEqual(FolderPath.containing("a/~/b"), "a/~")
+        XCTAssertEqual(FolderPath.containing("a/~"), "a")
+        XCTAssertEqual(FolderPath.containing("~a"), ".")
+        XCTAssertEqual(FolderPath.containing("/x"), "/")
+        XCTAssertEqual(FolderPath.containing("/"), "/")
+        XCTAssertEqual(FolderPath.containing("a//b/"), "a")
+        XCTAssertEqual(FolderPath.containing("/r/é/f.jpg"), "/r/é")
+        let root = NSTemporaryDirectory() + "folders-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        XCTAssertNil(FolderPath.create(root + "/a/~/b/~"))
+        var isFolder: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/a/~/b/~", isDirectory: &isFolder) && isFolder.boolValue)
     }
 
     func testFolderCreationNamesWhatIsInTheWay() throws {
