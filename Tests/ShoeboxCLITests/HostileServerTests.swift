@@ -173,6 +173,18 @@ final class HostileServerTests: XCTestCase {
         XCTAssertEqual(storedFiles(), [])
     }
 
+    func testCompressionBombsStopAtMaxSize() throws {
+        let urls = ["gzip", "deflate", "br"].map { server.url("/bomb/\($0)?as=\($0)&mib=64") }
+        let output = try runner.fetch(urls, ["--max-size", "5M"])
+        XCTAssertEqual(output.status, 1, output.stderr)
+        for url in urls {
+            XCTAssertEqual(output.outcome(url), "rejected", output.stdout)
+            XCTAssertTrue((output.record(url)?["reason"] as? String ?? "").contains("exceeds --max-size"), output.stdout)
+        }
+        XCTAssertEqual(storedFiles(), [])
+        try runner.assertConsistent()
+    }
+
     /// Runs Python with Fixtures/ on its path, returning what it writes.
     private func python(_ code: String) throws -> Data {
         let fixtures = try XCTUnwrap(Bundle.module.url(forResource: "Fixtures", withExtension: nil)).path

@@ -5,9 +5,10 @@ import Foundation
 /// boxes of a HEIF/AVIF file and the items its `iloc` places, the size WebP
 /// declares, GIF's trailer after its blocks. Whatever follows that end is allowed.
 /// An HTTP/1 body delimited by the connection's close has nothing else to tell a
-/// cut-off image from a whole one. BMP's header gives its size. TIFF and the raws
+/// cut-off image from a whole one. TIFF and the raws
 /// place their parts anywhere in the file: `TIFFExtent` judges the file once it is
-/// written. Other formats (JPEG-LS, JPEG XL…) are not judged.
+/// written. Other formats (JPEG-LS, JPEG XL, BMP, whose writers get its size field
+/// wrong…) are not judged.
 struct ImageEndTracker {
     private enum Header {
         case sniff, pngSignature, pngChunk, box, largeBox, jpegLength
@@ -183,8 +184,6 @@ struct ImageEndTracker {
         if head.starts(with: "RIFF".utf8) && head[8..<12].elementsEqual("WEBP".utf8) {
             return .declaredSize(littleEndian(4..<8) + 8)
         }
-        // BMP's file header gives the file's size.
-        if FormatSniffer.sniff(head) == .bmp && littleEndian(2..<6) >= 26 { return .declaredSize(littleEndian(2..<6)) }
         return .notJudged
     }
 

@@ -84,12 +84,12 @@ struct TIFFExtent {
                 }
             }
             if let subIFDs = arrays[0x14A] {
-                guard let offsets = values(subIFDs), offsets.count <= Self.maxIFDs else { return .unknown }
+                guard let offsets = values(subIFDs), offsets.count <= Self.maxIFDs else { return unreadable(needed) }
                 pending += offsets
             }
             for (offsetsTag, lengthsTag) in [(UInt16(0x111), UInt16(0x117)), (0x144, 0x145), (0x201, 0x202)] {
                 guard let offsetsEntry = arrays[offsetsTag], let lengthsEntry = arrays[lengthsTag] else { continue }
-                guard let offsets = values(offsetsEntry), let lengths = values(lengthsEntry) else { return .unknown }
+                guard let offsets = values(offsetsEntry), let lengths = values(lengthsEntry) else { return unreadable(needed) }
                 for (start, length) in zip(offsets, lengths) where length > 0 {
                     needed = max(needed, start + length)
                 }
@@ -97,6 +97,12 @@ struct TIFFExtent {
             pending.append(Int64(number(table, count * 12, 4)))  // the next IFD in the chain
         }
         return needed <= size ? .whole : .cut(needed: needed)
+    }
+
+    /// What a structure that cannot be followed further says: cut when what was read
+    /// already places something past the end of the file.
+    private func unreadable(_ needed: Int64) -> Verdict {
+        needed > size ? .cut(needed: needed) : .unknown
     }
 
     /// The values of a SHORT or LONG (or IFD) array entry; nil when it cannot be read.

@@ -15,6 +15,7 @@ own sending (bytes and seconds), so no test can make it run on for ever.
   /steady/KEY?rate=B&seconds=S   a body sent at B bytes a second for S seconds
   /gzip-tail/KEY                 a gzip photo followed by endless bytes that are no gzip member
   /deflate-empty/KEY             a deflate stream of endless empty blocks
+  /bomb/KEY?as=gzip|deflate|br&mib=N   a JPEG start and N MiB of zeros, compressed (a few hundred KB on the wire)
   /_headers/KEY  JSON: the request headers last seen for KEY
   /_count/KEY    JSON: requests seen for KEY
   /_sent/KEY     JSON: body bytes written for KEY
@@ -23,7 +24,7 @@ import gzip, json, os, socket, socketserver, sys, threading, time, struct, zlib
 from urllib.parse import urlparse, parse_qs, unquote
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture_server import jpeg_with_exif  # noqa: E402
+from fixture_server import brotli_compress, jpeg_with_exif  # noqa: E402
 
 lock = threading.RLock()
 headers_seen, counts, sent = {}, {}, {}
@@ -208,6 +209,12 @@ class Handler(socketserver.BaseRequestHandler):
         while total < MAX_BYTES and time.time() - started < MAX_SECONDS:
             self.send(filler)
             total += len(filler)
+
+    def route_bomb(self, key, q):
+        plain = b"\xff\xd8\xff\xe0" + bytes(int(q.get("mib", "64")) << 20)
+        coding = q.get("as", "gzip")
+        body = {"gzip": gzip.compress, "deflate": zlib.compress, "br": brotli_compress}[coding](plain)
+        self.respond(200, [("Content-Type", "image/jpeg"), ("Content-Encoding", coding), ("Content-Length", len(body))], body)
 
     def route_gzip_tail(self, key, q):
         self.respond(200, [("Content-Type", "image/jpeg"), ("Content-Encoding", "gzip"), ("Connection", "close")])

@@ -1,0 +1,40 @@
+import Foundation
+import ShoeboxKit
+import XCTest
+
+/// A library whose folders were tampered with: shoebox never writes through a
+/// symbolic link inside it, so nothing lands outside the library.
+final class HostileLibraryTests: XCTestCase {
+    func testASymbolicLinkInsideTheLibraryIsNeverWrittenThrough() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let outside = try makeTemporaryDirectory(self)
+        let year = runner.library.appendingPathComponent("originals/2020")
+        try FileManager.default.createDirectory(at: year.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: year, withDestinationURL: outside)
+        let url = server.url("/photo/linked.jpg?seed=linked&date=2020:01:02%2003:04:05")
+        let output = try runner.fetch([url])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [], "written through the link, outside the library")
+        XCTAssertTrue(output.stderr.contains("originals/2020 is a symbolic link inside the library"), output.stderr)
+        XCTAssertEqual(output.outcome(url), "stored", "recorded, its bytes kept staged for the next run")
+        // With a real folder in place of the link, the next run finishes the original.
+        try FileManager.default.removeItem(at: year)
+        XCTAssertEqual(try runner.fetch([url]).outcome(url), "skipped")
+        let stored = try runner.contents(of: "originals/2020/01/02/linked.jpg")
+        XCTAssertEqual(stored, try server.get("/photo/linked.jpg?seed=linked&date=2020:01:02%2003:04:05"))
+        try runner.assertConsistent()
+    }
+
+    func testALinkedOriginalsFolderIsRefusedToo() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let outside = try makeTemporaryDirectory(self)
+        try FileManager.default.createDirectory(at: runner.library, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: runner.library.appendingPathComponent("originals"), withDestinationURL: outside)
+        let url = server.url("/photo/linked2.jpg?seed=linked2&date=2021:01:02%2003:04:05")
+        let output = try runner.fetch([url])
+        XCTAssertTrue(output.stderr.contains("originals is a symbolic link inside the library"), output.stderr)
+        let leaked = FileManager.default.enumerator(atPath: outside.path)?.allObjects as? [String] ?? []
+        XCTAssertFalse(leaked.contains { $0.hasSuffix(".jpg") }, "\(leaked)")
+    }
+}

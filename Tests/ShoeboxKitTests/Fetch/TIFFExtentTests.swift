@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+@testable import ShoeboxKit
+
+/// TIFF has no end marker: its structure says how long the file must be.
+final class TIFFExtentTests: XCTestCase {
+    /// A little-endian TIFF: 4 strips of 1,000 bytes, its IFD before or after them.
+    private func tiff(ifdAtEnd: Bool, strips: Int = 4, stripSize: Int = 1000) -> [UInt8] {
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xFF) } }
+        let entries = 5
+        let ifdSize = 2 + entries * 12 + 4
+        let arrays = 8 * strips
+        let ifdAt = ifdAtEnd ? 8 + strips * stripSize : 8
+        let dataAt = ifdAtEnd ? 8 : 8 + ifdSize + arrays
+        let offsetsAt = ifdAt + ifdSize, countsAt = offsetsAt + 4 * strips
+        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: Int) -> [UInt8] { le16(tag) + le16(type) + le32(count) + le32(value) }
+        var ifd = le16(entries)
+        ifd += entry(256, 4, 1, 100) + entry(257, 4, 1, 40) + entry(259, 3, 1, 1)
+        ifd += entry(273, 4, strips, offsetsAt) + entry(279, 4, strips, countsAt) + le32(0)
+        ifd += (0..<strips).flatMap { le32(dataAt + $0 * stripSize) } + (0..<strips).flatMap { _ in le32(stripSize) }
+        let pixels = [UInt8](repeating: 0x55, count: strips * stripSize)
+        let header: [UInt8] = [0x49, 0x49, 42, 0] + le32(ifdAt)
+        return ifdAtEnd ? header + pixels + ifd : header + ifd + pixels
+    }
+
+    private func judge(_ bytes: [UInt8]) throws -> TIFFExtent.Verdict {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tiff-extent-\(UUID().uuidString).tif")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return TIFFExtent.judge(path: file.path)
+    }
+
+    func testAWholeTIFFIsWholeWhereverItsIFDLies() throws {
+        XCTAssertEqual(try judge(tiff(ifdAtEnd: false)), .whole)
+        XCTAssertEqual(try judge(tiff(ifdAtEnd: true)), .whole)
+        XCTAssertEqual(try judge(tiff(ifdAtEnd: true) + [0, 0, 0]), .whole, "bytes after the structure are allowed")
+    }
+
+    func testATIFFCutAnywhereIsCut() throws {
+        for ifdAtEnd in [false, true] {
+            let whole = tiff(ifdAtEnd: ifdAtEnd)
+            for length in [9, 60, whole.count / 2, whole.count - 1] {
+                guard case .cut = try judge(Array(whole.prefix(length))) else {
+                    return XCTFail("\(ifdAtEnd ? "IFD at end" : "IFD first"), cut to \(length) of \(whole.count): not called cut")
+                }
+            }
+        }
+    }
+
+    func testHostileStructuresAreBoundedNotTrusted() throws {
+        // An IFD chain that loops back to itself ends; a count past the limit is not judged.
+        var looping = tiff(ifdAtEnd: false)
+        let next = 8 + 2 + 5 * 12
+        looping.replaceSubrange(next..<next + 4, with: [8, 0, 0, 0])
+        XCTAssertEqual(try judge(looping), .whole)
+        var huge = tiff(ifdAtEnd: false)
+        huge.replaceSubrange(8..<10, with: [0xFF, 0xFF])
+        XCTAssertEqual(try judge(huge), .unknown)
+        XCTAssertEqual(try judge(Array("not a tiff at all".utf8)), .unknown)
+    }
+}
