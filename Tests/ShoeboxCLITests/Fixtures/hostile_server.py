@@ -199,38 +199,24 @@ class Handler(socketserver.BaseRequestHandler):
             self.send(photo[start:start + step])
             time.sleep(0.1)
 
-    def endless(self, head):
-        """Sends `head`, then zeros-free filler, for at most MAX_BYTES or MAX_SECONDS."""
+    def endless(self, head, piece):
+        """Sends `head`, then `piece` over and over, for at most MAX_BYTES or MAX_SECONDS."""
         self.send(head)
-        filler = b"this is not a gzip member " * 2500
         started = time.time()
         with lock:
             total = sent.get(self.key, 0)
         while total < MAX_BYTES and time.time() - started < MAX_SECONDS:
-            self.send(filler)
-            total += len(filler)
-
-    def route_bomb(self, key, q):
-        plain = b"\xff\xd8\xff\xe0" + bytes(int(q.get("mib", "64")) << 20)
-        coding = q.get("as", "gzip")
-        body = {"gzip": gzip.compress, "deflate": zlib.compress, "br": brotli_compress}[coding](plain)
-        self.respond(200, [("Content-Type", "image/jpeg"), ("Content-Encoding", coding), ("Content-Length", len(body))], body)
+            self.send(piece)
+            total += len(piece)
 
     def route_gzip_tail(self, key, q):
         self.respond(200, [("Content-Type", "image/jpeg"), ("Content-Encoding", "gzip"), ("Connection", "close")])
-        self.endless(gzip.compress(jpeg_with_exif(key)))
+        self.endless(gzip.compress(jpeg_with_exif(key)), b"this is not a gzip member " * 2500)
 
     def route_deflate_empty(self, key, q):
         self.respond(200, [("Content-Type", "image/jpeg"), ("Content-Encoding", "deflate"), ("Connection", "close")])
         # A zlib header, then empty stored blocks that are never the last (BFINAL 0, LEN 0).
-        self.send(b"\x78\x9c")
-        block = b"\x00\x00\x00\xff\xff" * 20000
-        started = time.time()
-        with lock:
-            total = sent.get(self.key, 0)
-        while total < MAX_BYTES and time.time() - started < MAX_SECONDS:
-            self.send(block)
-            total += len(block)
+        self.endless(b"\x78\x9c", b"\x00\x00\x00\xff\xff" * 20000)
 
 
 class Server(socketserver.ThreadingTCPServer):
