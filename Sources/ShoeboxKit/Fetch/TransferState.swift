@@ -125,6 +125,7 @@ final class TransferState {
         discarding = false
         statusChecked = false
         writeError = nil
+        heldByRate = false
         errorBuffer[0] = 0
         lastActivity = TransferEngine.now()
         lastByteCount = -1
@@ -144,7 +145,8 @@ final class TransferState {
             return false
         }
         let now = TransferEngine.now()
-        if downloaded != lastByteCount {
+        if downloaded != lastByteCount || heldByRate {
+            // Paused for --limit-rate is no stall.
             lastByteCount = downloaded
             lastActivity = now
             return true
@@ -215,9 +217,23 @@ final class TransferState {
         writer = nil
     }
 
+    /// --limit-rate's budget (shared by every transfer of the run), nil without a limit.
+    var rateBudget: RateBudget?
+    /// Set when the write callback paused the transfer for --limit-rate; the engine unpauses it.
+    var heldByRate = false
+    /// curl's CURL_WRITEFUNC_PAUSE.
+    static let pauseWrites = 0x1000_0001
+
     /// Called by curl's write callback; returns the number of bytes consumed
-    /// (anything else makes curl abort the transfer).
+    /// (anything else makes curl abort the transfer, but `pauseWrites`).
     func receive(_ data: UnsafeRawBufferPointer) -> Int {
+        if let rateBudget, !data.isEmpty {
+            guard rateBudget.allows(now: TransferEngine.now()) else {
+                heldByRate = true
+                return Self.pauseWrites
+            }
+            rateBudget.spend(data.count)
+        }
         if !statusChecked {
             statusChecked = true
             var status = 0
