@@ -267,7 +267,11 @@ public final class TransferEngine: @unchecked Sendable {
         // a 503 with a long page would be refused instead of followed or retried.
         // TransferState checks the size of the final 2xx body only.
         var extra: [String] = []
-        if let etag = state.request.etag {
+        if let resume = state.resume {
+            // The rest of a body cut short, if it is still the same (else the whole body).
+            string(CURLOPT_RANGE, "\(resume.offset)-")
+            extra.append("If-Range: \(resume.validator)")
+        } else if let etag = state.request.etag {
             extra.append("If-None-Match: \(etag)")
         } else if let lastModified = state.request.lastModified {
             extra.append("If-Modified-Since: \(lastModified)")
@@ -305,7 +309,7 @@ public final class TransferEngine: @unchecked Sendable {
             curl_multi_remove_handle(multi, handle)
             if let list = conditionalHeaders.removeValue(forKey: handle) { curl_slist_free_all(list) }
             guard let state = active.removeValue(forKey: handle) else { continue }
-            if code != CURLE_OK && !state.discardedErrorBody && !state.stoppedAfterStreamEnd {
+            if code != CURLE_OK && !state.discardedErrorBody && !state.stoppedAfterStreamEnd && !state.keepForResume() {
                 state.discardFile()  // a failed attempt: its queued writes are dropped, not waited for
             }
             if state.hasQueuedWrites {
@@ -337,21 +341,24 @@ public final class TransferEngine: @unchecked Sendable {
 
     private func finish(_ state: TransferState, handle: UnsafeMutableRawPointer, code: CURLcode, completion: (CompletedTransfer) -> Void) {
         if !isCancelled, let target = state.redirectToFollow ?? redirectTarget(of: handle, code: code), state.follow(to: target) {
-            state.discardFile()
+            if state.resume == nil { state.discardFile() }
             start(state)
             return
         }
-        let sha256 = state.completeWrites()
+        // Bytes kept for resuming are written with the hash left open; it is ended once the rest arrived.
+        let resuming = state.resume != nil
+        var sha256 = resuming ? (state.flushWrites() ? "" : nil) : state.completeWrites()
         let response = ResponseInfo(handle: handle)
         let verdict = TransferVerdict(code: code, response: response, state: state)
         if verdict.retryable && policy.allowsRetry(after: state.attempts) && !isCancelled {
-            state.discardFile()
+            if !resuming { state.discardFile() }
             state.restartFromListedURL()
             let wait = policy.delay(after: state.attempts, retryAfter: response.retryAfter)
             state.attempts += 1
             retryQueue.append((Self.now() + wait, state))
             return
         }
+        if resuming && verdict.failure == nil { sha256 = state.completeWrites() }
         let body: CompletedTransfer.Body
         if let failure = verdict.failure {
             state.discardFile()
