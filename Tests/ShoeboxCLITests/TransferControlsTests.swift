@@ -80,6 +80,8 @@ final class TransferControlsTests: XCTestCase {
         let written = try String(contentsOf: jar, encoding: .utf8)
         XCTAssertTrue(written.contains("fresh\tfrom-server"), written)
         XCTAssertTrue(written.contains("session\tsecret-42"), written)
+        let mode = try FileManager.default.attributesOfItem(atPath: jar.path)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600, "the jar holds secrets: readable by its owner alone")
     }
 
     func testACookieAServerSetIsNotSentToAnotherHost() throws {

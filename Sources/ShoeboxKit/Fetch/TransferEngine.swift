@@ -149,6 +149,10 @@ public final class TransferEngine: @unchecked Sendable {
     /// Writes every cookie of the shared store to --cookie-jar (libcurl's Netscape format).
     private func writeCookieJar() {
         guard let share, let jar = options.cookieJar, let handle = curl_easy_init() else { return }
+        // Cookies are secrets: a new jar is made readable by its owner alone (libcurl keeps
+        // the mode of a file that exists, and would make a new one 0666 less the umask).
+        let fd = open(jar, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if fd >= 0 { close(fd) }
         shim_curl_setopt_pointer(handle, CURLOPT_SHARE, share)
         shim_curl_setopt_string(handle, CURLOPT_COOKIEJAR, jar)
         shim_curl_setopt_string(handle, CURLOPT_COOKIELIST, "FLUSH")
