@@ -25,6 +25,7 @@ CURLcode shim_curl_getinfo_string(CURL *h, CURLINFO i, const char **v) { return 
 CURLcode shim_curl_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
 
 CURLMcode shim_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+CURLSHcode shim_curl_share_setopt_long(CURLSH *s, CURLSHoption o, long v) { return curl_share_setopt(s, o, v); }
 
 ExifContent *shim_exif_data_ifd(ExifData *data, ExifIfd ifd) {
     if (!data || ifd < 0 || ifd >= EXIF_IFD_COUNT) return NULL;

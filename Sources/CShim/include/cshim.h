@@ -36,6 +36,9 @@ CURLcode shim_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 // libcurl multi options.
 CURLMcode shim_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
+// libcurl share options (CURLSHOPT_SHARE / CURLSHOPT_UNSHARE take a curl_lock_data as long).
+CURLSHcode shim_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
+
 // libexif: ExifData.ifd is a C array (a tuple in Swift).
 ExifContent *shim_exif_data_ifd(ExifData *data, ExifIfd ifd);
 

@@ -20,6 +20,12 @@ public enum FetchCommand: Command {
             OptionSpec("speed-limit", .value("BYTES"), help: "Abort (and retry) a transfer slower than this many bytes a second over --speed-time; 0: no limit.", default: "512"),
             OptionSpec("speed-time", .value("SECS"), help: "How long a transfer may stay below --speed-limit.", default: "30"),
             OptionSpec("max-time", .value("SECS"), help: "Abort (and retry) a request that takes longer than this in all; 0: no limit.", default: "0"),
+            OptionSpec("limit-rate", .value("RATE"), help: "Receive at most RATE bytes a second in all (K, M or G suffix), shared among the running transfers; 0: no limit.", default: "0"),
+            OptionSpec("wait-between", .value("SECS"), help: "Wait at least this long between the starts of two requests to one host.", default: "0"),
+            OptionSpec("cookies", .value("FILE"), help: "Send cookies from FILE (Netscape/Mozilla cookies.txt format), each only to its own domain."),
+            OptionSpec("cookie-jar", .value("FILE"), help: "Write the cookies known at the end of the run (those read and those servers set) to FILE."),
+            OptionSpec("netrc", help: "Take user names and passwords for the listed URLs' hosts from ~/.netrc."),
+            OptionSpec("netrc-file", .value("FILE"), help: "Like --netrc, from FILE instead of ~/.netrc."),
             OptionSpec("secret-header", .values("NAME"), help: "A header that carries credentials: like Authorization and Cookie, never sent after a redirect to another scheme, host or port."),
             OptionSpec("allow-unproven-end", help: "Store a body whose end cannot be proven (connection closed, no length, a format without end marker) with a possibly-truncated warning, instead of failing it."),
             OptionSpec("user-agent", .value("TEXT"), help: "User-Agent header.", default: "shoebox/\(Shoebox.version)"),
@@ -117,6 +123,39 @@ public enum FetchCommand: Command {
         }
         options.resolve = arguments.values("resolve")
         options.refresh = arguments.flag("refresh")
+        if let text = arguments.value("limit-rate") {
+            guard let rate = ByteSize.parse(text), rate >= 0 else {
+                throw UsageError.invalidValue(option: "limit-rate", value: text, expected: "bytes a second such as 500K or 2M (0: no limit)")
+            }
+            options.limitRate = rate
+        }
+        options.waitBetween = try arguments.seconds("wait-between", default: options.waitBetween, in: 0...3600)
+        if let given = arguments.value("cookies") {
+            let file = try HomeFolderPath.expand(given, option: "cookies", environment: environment)
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw UsageError.invalidValue(option: "cookies", value: file, expected: "a readable cookie file (Netscape format)")
+            }
+            options.cookieFile = file
+        }
+        if let given = arguments.value("cookie-jar") {
+            let file = try HomeFolderPath.expand(given, option: "cookie-jar", environment: environment)
+            let folder = (file as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder), isFolder.boolValue,
+                  FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder) else {
+                throw UsageError.invalidValue(option: "cookie-jar", value: file, expected: "a file in a writable folder")
+            }
+            options.cookieJar = file
+        }
+        options.netrc = arguments.flag("netrc")
+        if let given = arguments.value("netrc-file") {
+            let file = try HomeFolderPath.expand(given, option: "netrc-file", environment: environment)
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw UsageError.invalidValue(option: "netrc-file", value: file, expected: "a readable netrc file")
+            }
+            options.netrc = true
+            options.netrcFile = file
+        }
         return options
     }
 

@@ -78,6 +78,18 @@ final class BodyWriter: @unchecked Sendable {
         Self.hashers.async(on: hashing) { [self] in Self.writers.async(on: output, done) }
     }
 
+    /// Writes what has been appended and waits for it, without ending the hash: the body
+    /// goes on with more `append`s (a resumed transfer's rest). Throws the first write failure.
+    func flush() throws {
+        if buffer != nil { submitBuffer() }
+        Self.hashers.sync(on: hashing) {}
+        Self.writers.sync(on: output) {}
+        if let failure = currentFailure { throw failure }
+    }
+
+    /// Bytes appended so far.
+    var length: Int64 { submitted + Int64(filled) }
+
     /// Writes what is left, waits for the queued writes, and returns the body's
     /// SHA-256; throws the first write failure.
     func finish() throws -> String {
@@ -134,7 +146,9 @@ final class BodyWriter: @unchecked Sendable {
     /// tail shorter than a block (the end of the body) through the page cache.
     private func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         let blocks = bytes.count / BufferPool.alignment * BufferPool.alignment
-        guard offset > 0, blocks > 0, enableDirect() else {
+        // After a resume the buffers start wherever the first attempt stopped: direct I/O
+        // needs aligned offsets, so such a body goes through the page cache.
+        guard offset > 0, offset % Int64(BufferPool.alignment) == 0, blocks > 0, enableDirect() else {
             disableDirect()
             return try writeAll(bytes, at: offset)
         }

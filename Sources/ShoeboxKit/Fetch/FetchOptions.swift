@@ -42,6 +42,18 @@ public struct FetchOptions: Sendable {
     public var allowUnprovenEnd = false
     /// Revalidate archived URLs with If-None-Match / If-Modified-Since instead of skipping them.
     public var refresh = false
+    /// The most bytes a second the whole run receives, all transfers together (0: no limit):
+    /// see RateBudget.
+    public var limitRate: Int64 = 0
+    /// Seconds at least between the starts of two requests to one host name (0: none).
+    public var waitBetween: Double = 0
+    /// A Netscape/Mozilla cookie file read at the start (libcurl's cookie engine).
+    public var cookieFile: String?
+    /// Where the cookies known at the end of the run are written (Netscape format).
+    public var cookieJar: String?
+    /// Take credentials for a listed URL's host from a netrc file: `netrcFile`, or ~/.netrc.
+    public var netrc = false
+    public var netrcFile: String?
 
     public init() {}
 
@@ -62,6 +74,8 @@ public struct FetchOptions: Sendable {
         try require(maxRetryWait.isFinite && maxRetryWait >= 0, "max-retry-wait \(maxRetryWait): 0 seconds or more")
         try require(retryBaseDelay.isFinite && retryBaseDelay >= 0, "retry base delay \(retryBaseDelay): 0 seconds or more")
         try require(maxSize > 0, "max-size \(maxSize): more than 0 bytes")
+        try require(limitRate >= 0, "limit-rate \(limitRate): 0 bytes a second or more")
+        try require(waitBetween.isFinite && waitBetween >= 0, "wait-between \(waitBetween): 0 seconds or more")
         try require(Self.isHeaderValue(userAgent), "user-agent '\(userAgent)': one line of text (no line break or control character)")
         for header in headers {
             try require(Self.isHeader(header), "header '\(header)': 'Name: value' on one line, the name without spaces")

@@ -26,6 +26,17 @@ public final class TransferEngine: @unchecked Sendable {
     private let buffers: BufferPool
     /// A failure that stops the whole run (disk full), when one happened.
     public private(set) var stopError: Error?
+    /// One cookie store for every handle (--cookies, --cookie-jar); nil without cookies.
+    /// Used from the engine's thread alone, so it has no lock callbacks.
+    private var share: UnsafeMutableRawPointer?
+    /// Whether the cookie file still has to be read (by the next handle configured).
+    private var cookieFilePending = false
+    /// Requests held back by --wait-between until their host's turn, and when each host's
+    /// next request may start.
+    private var delayed: [(due: Double, state: TransferState)] = []
+    private var nextStart: [String: Double] = [:]
+    /// --limit-rate's budget for the whole run; nil without a limit.
+    private let rateBudget: RateBudget?
 
     /// Throws `FetchRunError.invalidOption` when the memory for `options.jobs`
     /// transfers' buffers is refused.
@@ -40,12 +51,18 @@ public final class TransferEngine: @unchecked Sendable {
                 "--jobs \(options.jobs) needs \(ByteSize.format(Int64(error.bytes))) for transfer buffers, and the system "
                 + "refused it (\(error.reason)); use fewer --jobs or raise the memory limit (ulimit -v)")
         }
+        rateBudget = options.limitRate > 0 ? RateBudget(bytesPerSecond: options.limitRate, now: Self.now()) : nil
         multi = curl_multi_init()!
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.perHost)
         shim_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, options.jobs)
         shim_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         headerList = Self.slist(options.headers)
         resolveList = Self.slist(options.resolve)
+        if options.cookieFile != nil || options.cookieJar != nil {
+            share = curl_share_init()
+            shim_curl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+            cookieFilePending = options.cookieFile != nil
+        }
     }
 
     /// A curl string list (nil when empty); the caller frees it with curl_slist_free_all.
@@ -57,6 +74,7 @@ public final class TransferEngine: @unchecked Sendable {
         for handle in idleHandles + Array(active.keys) { curl_easy_cleanup(handle) }
         for list in conditionalHeaders.values { curl_slist_free_all(list) }
         curl_multi_cleanup(multi)
+        if let share { curl_share_cleanup(share) }
         curl_slist_free_all(headerList)
         curl_slist_free_all(resolveList)
     }
@@ -98,7 +116,8 @@ public final class TransferEngine: @unchecked Sendable {
         while !isCancelled {
             startDueRetries()
             var inputWaiting = false
-            while !inputDone && !inputWaiting && active.count < options.jobs && !isCancelled {
+            startDueDelayed()
+            while !inputDone && !inputWaiting && active.count < options.jobs && delayed.count < options.jobs && !isCancelled {
                 switch next() {
                 case .request(let request):
                     start(TransferState(
@@ -108,13 +127,14 @@ public final class TransferEngine: @unchecked Sendable {
                 case .end: inputDone = true
                 }
             }
-            if inputDone && active.isEmpty && retryQueue.isEmpty && writing.isEmpty { break }
+            if inputDone && active.isEmpty && retryQueue.isEmpty && writing.isEmpty && delayed.isEmpty { break }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
+            resumeRateHeld()
             collectFinished(completion)
             collectWritten(completion)
-            let canStartMore = !inputDone && !inputWaiting && active.count < options.jobs
-            if !canStartMore && (inputWaiting || !active.isEmpty || !retryQueue.isEmpty || !writing.isEmpty) {
+            let canStartMore = !inputDone && !inputWaiting && active.count < options.jobs && delayed.count < options.jobs
+            if !canStartMore && (inputWaiting || !active.isEmpty || !retryQueue.isEmpty || !writing.isEmpty || !delayed.isEmpty) {
                 var ready: Int32 = 0
                 curl_multi_poll(multi, nil, 0, pollTimeoutMilliseconds(), &ready)
             }
@@ -123,10 +143,28 @@ public final class TransferEngine: @unchecked Sendable {
             finishWritten(completion)
             abortAll()
         }
+        writeCookieJar()
+    }
+
+    /// Writes every cookie of the shared store to --cookie-jar (libcurl's Netscape format).
+    private func writeCookieJar() {
+        guard let share, let jar = options.cookieJar, let handle = curl_easy_init() else { return }
+        // Cookies are secrets: a new jar is made readable by its owner alone (libcurl keeps
+        // the mode of a file that exists, and would make a new one 0666 less the umask).
+        let fd = open(jar, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if fd >= 0 { close(fd) }
+        shim_curl_setopt_pointer(handle, CURLOPT_SHARE, share)
+        shim_curl_setopt_string(handle, CURLOPT_COOKIEJAR, jar)
+        shim_curl_setopt_string(handle, CURLOPT_COOKIELIST, "FLUSH")
+        curl_easy_cleanup(handle)
     }
 
     private func pollTimeoutMilliseconds() -> Int32 {
-        guard let due = retryQueue.map(\.due).min() else { return 1000 }
+        var dues = retryQueue.map(\.due) + delayed.map(\.due)
+        if let rateBudget, active.values.contains(where: \.heldByRate) {
+            dues.append(Self.now() + rateBudget.secondsUntilAvailable(now: Self.now()))
+        }
+        guard let due = dues.min() else { return 1000 }
         let wait = max(0, due - Self.now()) * 1000
         return Int32(min(1000, wait.rounded(.up)))
     }
@@ -139,7 +177,31 @@ public final class TransferEngine: @unchecked Sendable {
         }
     }
 
+    /// Starts the request now, or (--wait-between) queues it for its host's next turn.
     private func start(_ state: TransferState) {
+        if options.waitBetween > 0 {
+            let host = URLOrigin(state.url)?.host ?? state.url
+            let now = Self.now()
+            let slot = max(now, nextStart[host] ?? 0)
+            nextStart[host] = slot + options.waitBetween
+            if slot > now {
+                delayed.append((slot, state))
+                return
+            }
+        }
+        launch(state)
+    }
+
+    /// Starts the requests whose host's turn has come (--wait-between).
+    private func startDueDelayed() {
+        guard !delayed.isEmpty else { return }
+        let now = Self.now()
+        while let index = delayed.firstIndex(where: { $0.due <= now }) {
+            launch(delayed.remove(at: index).state)
+        }
+    }
+
+    private func launch(_ state: TransferState) {
         state.resetForAttempt()
         state.countRequest()
         let handle = idleHandles.popLast() ?? curl_easy_init()!
@@ -147,6 +209,17 @@ public final class TransferEngine: @unchecked Sendable {
         configure(handle, for: state)
         active[handle] = state
         curl_multi_add_handle(multi, handle)
+    }
+
+    /// --limit-rate: unpauses the transfers the budget held back, once it has bytes again
+    /// (each in turn: one that is paused again waits for the next fill).
+    private func resumeRateHeld() {
+        guard let rateBudget else { return }
+        for (handle, state) in active where state.heldByRate {
+            guard rateBudget.allows(now: Self.now()) else { return }
+            state.heldByRate = false
+            curl_easy_pause(handle, CURLPAUSE_CONT)
+        }
     }
 
     private func configure(_ handle: UnsafeMutableRawPointer, for state: TransferState) {
@@ -167,7 +240,8 @@ public final class TransferEngine: @unchecked Sendable {
         }
         if options.maxTime > 0 { long(CURLOPT_TIMEOUT_MS, Int(options.maxTime * 1000)) }
         long(CURLOPT_NOPROGRESS, 0)
-        long(CURLOPT_BUFFERSIZE, 256 * 1024)
+        // A smaller buffer under --limit-rate: each write callback's chunk overdraws the budget less.
+        long(CURLOPT_BUFFERSIZE, options.limitRate > 0 ? Int(min(256 * 1024, max(16 * 1024, options.limitRate / 8))) : 256 * 1024)
         long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         // Waiting to multiplex pays only where HTTP/2 can be agreed (TLS): over plain
         // HTTP/1.1 it holds every other transfer to the host until the first one ends.
@@ -180,11 +254,28 @@ public final class TransferEngine: @unchecked Sendable {
         string(CURLOPT_USERAGENT, options.userAgent)
         if let caCertificates = options.caCertificates { string(CURLOPT_CAINFO, caCertificates) }
         if let resolveList { shim_curl_setopt_slist(handle, CURLOPT_RESOLVE, resolveList) }
+        if let share {
+            shim_curl_setopt_pointer(handle, CURLOPT_SHARE, share)
+            // The file is read once, into the shared store; "" turns the cookie engine on.
+            string(CURLOPT_COOKIEFILE, cookieFilePending ? options.cookieFile ?? "" : "")
+            cookieFilePending = false
+        }
+        // netrc matches host names only, whatever the port or scheme: after a redirect to
+        // another origin, its credentials are not looked up.
+        if options.netrc && !state.leftOrigin {
+            long(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            if let netrcFile = options.netrcFile { string(CURLOPT_NETRC_FILE, netrcFile) }
+        }
+        state.rateBudget = rateBudget
         // No CURLOPT_MAXFILESIZE: libcurl applies it to every response, so a redirect or
         // a 503 with a long page would be refused instead of followed or retried.
         // TransferState checks the size of the final 2xx body only.
         var extra: [String] = []
-        if let etag = state.request.etag {
+        if let resume = state.resume {
+            // The rest of a body cut short, if it is still the same (else the whole body).
+            string(CURLOPT_RANGE, "\(resume.offset)-")
+            extra.append("If-Range: \(resume.validator)")
+        } else if let etag = state.request.etag {
             extra.append("If-None-Match: \(etag)")
         } else if let lastModified = state.request.lastModified {
             extra.append("If-Modified-Since: \(lastModified)")
@@ -222,7 +313,7 @@ public final class TransferEngine: @unchecked Sendable {
             curl_multi_remove_handle(multi, handle)
             if let list = conditionalHeaders.removeValue(forKey: handle) { curl_slist_free_all(list) }
             guard let state = active.removeValue(forKey: handle) else { continue }
-            if code != CURLE_OK && !state.discardedErrorBody && !state.stoppedAfterStreamEnd {
+            if code != CURLE_OK && !state.discardedErrorBody && !state.stoppedAfterStreamEnd && !state.keepForResume() {
                 state.discardFile()  // a failed attempt: its queued writes are dropped, not waited for
             }
             if state.hasQueuedWrites {
@@ -254,21 +345,24 @@ public final class TransferEngine: @unchecked Sendable {
 
     private func finish(_ state: TransferState, handle: UnsafeMutableRawPointer, code: CURLcode, completion: (CompletedTransfer) -> Void) {
         if !isCancelled, let target = state.redirectToFollow ?? redirectTarget(of: handle, code: code), state.follow(to: target) {
-            state.discardFile()
+            if state.resume == nil { state.discardFile() }
             start(state)
             return
         }
-        let sha256 = state.completeWrites()
+        // Bytes kept for resuming are written with the hash left open; it is ended once the rest arrived.
+        let resuming = state.resume != nil
+        var sha256 = resuming ? (state.flushWrites() ? "" : nil) : state.completeWrites()
         let response = ResponseInfo(handle: handle)
         let verdict = TransferVerdict(code: code, response: response, state: state)
         if verdict.retryable && policy.allowsRetry(after: state.attempts) && !isCancelled {
-            state.discardFile()
+            if !resuming { state.discardFile() }
             state.restartFromListedURL()
             let wait = policy.delay(after: state.attempts, retryAfter: response.retryAfter)
             state.attempts += 1
             retryQueue.append((Self.now() + wait, state))
             return
         }
+        if resuming && verdict.failure == nil { sha256 = state.completeWrites() }
         let body: CompletedTransfer.Body
         if let failure = verdict.failure {
             state.discardFile()
@@ -313,7 +407,7 @@ public final class TransferEngine: @unchecked Sendable {
     public private(set) var interruptedCount = 0
 
     private func abortAll() {
-        interruptedCount = active.count + retryQueue.count
+        interruptedCount = active.count + retryQueue.count + delayed.count
         for (handle, state) in active {
             curl_multi_remove_handle(multi, handle)
             if let list = conditionalHeaders.removeValue(forKey: handle) { curl_slist_free_all(list) }
@@ -321,8 +415,9 @@ public final class TransferEngine: @unchecked Sendable {
             idleHandles.append(handle)
         }
         active.removeAll()
-        for entry in retryQueue { entry.state.discardFile() }
+        for entry in retryQueue + delayed { entry.state.discardFile() }
         retryQueue.removeAll()
+        delayed.removeAll()
     }
 
     static func now() -> Double {

@@ -107,11 +107,34 @@ final class TransferState {
         url = request.item.url
     }
 
-    /// Starts a fresh attempt: forget any partial body.
+    /// Where a retry resumes a body cut short: the bytes kept, the validator the first
+    /// response gave (for If-Range), and the whole body's length it announced.
+    struct ResumePoint: Equatable {
+        var offset: Int64
+        var validator: String
+        var total: Int64
+    }
+
+    /// Set while the staging file holds the first `offset` bytes of the body, kept for the
+    /// next attempt to ask for the rest (Range + If-Range).
+    private(set) var resume: ResumePoint?
+    /// Set when the current attempt's body is the rest after `resume.offset` (a 206 that fits).
+    private(set) var continuing = false
+    /// Set when a 206 to our Range request did not fit the bytes kept (the partial is dropped).
+    private(set) var badRange = false
+    /// Bytes of an error or redirect page drained (not stored).
+    private var drained: Int64 = 0
+
+    /// Starts an attempt: forget any partial body, but one kept for resuming.
     func resetForAttempt() {
-        discardFile()
-        bytes = 0
-        prefix = []
+        if resume == nil {
+            discardFile()
+            bytes = 0
+            prefix = []
+        }
+        continuing = false
+        badRange = false
+        drained = 0
         abortReason = nil
         stalled = false
         oversize = false
@@ -125,6 +148,7 @@ final class TransferState {
         discarding = false
         statusChecked = false
         writeError = nil
+        heldByRate = false
         errorBuffer[0] = 0
         lastActivity = TransferEngine.now()
         lastByteCount = -1
@@ -144,7 +168,8 @@ final class TransferState {
             return false
         }
         let now = TransferEngine.now()
-        if downloaded != lastByteCount {
+        if downloaded != lastByteCount || heldByRate {
+            // Paused for --limit-rate is no stall.
             lastByteCount = downloaded
             lastActivity = now
             return true
@@ -202,6 +227,81 @@ final class TransferState {
         }
     }
 
+    /// Whether a 206 answer to our Range request is the rest of the bytes kept: its
+    /// Content-Range starts at the offset and has the first response's total, its length is
+    /// that of the rest, it is not content-coded and carries no other ETag. Sets `abortReason` when not.
+    private func rangeAnswerFits(_ handle: UnsafeMutableRawPointer) -> Bool {
+        guard let resume else { return false }
+        let range = ResponseInfo.header(handle, "Content-Range") ?? ""
+        var declared: curl_off_t = -1
+        _ = shim_curl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
+        let etag = ResponseInfo.header(handle, "ETag")
+        let expected = "bytes \(resume.offset)-\(resume.total - 1)/\(resume.total)"
+        let fits = Self.byteRange(range).map { $0 == (resume.offset, resume.total - 1, resume.total) } == true
+            && (declared < 0 || Int64(declared) == resume.total - resume.offset)
+            && ResponseInfo.header(handle, "Content-Encoding") == nil
+            && (etag == nil || !resume.validator.hasPrefix("\"") || etag == resume.validator)
+        if !fits {
+            let shown = range.isEmpty ? "no Content-Range" : "Content-Range '\(range.prefix(80))'"
+            abortReason = "resumed download refused: HTTP 206 with \(shown), not '\(expected)' for the \(resume.offset) bytes kept; starting over"
+        }
+        return fits
+    }
+
+    /// (first, last, total) of a `bytes FIRST-LAST/TOTAL` Content-Range; nil for anything else.
+    static func byteRange(_ value: String) -> (Int64, Int64, Int64)? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        let halves = text.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: "/", omittingEmptySubsequences: false)
+        guard halves.count == 2, let total = Int64(halves[1]) else { return nil }
+        let bounds = halves[0].split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]) else { return nil }
+        return (first, last, total)
+    }
+
+    /// After an attempt that failed: whether the bytes received are kept for the next attempt
+    /// to resume (then `resume` says from where). Only a plain (not content-coded) 200 or
+    /// continuing 206 body with a length, from a server that announced `Accept-Ranges: bytes`
+    /// and a validator (a strong ETag, else Last-Modified), is resumed.
+    func keepForResume() -> Bool {
+        guard let handle, writer != nil, writeError == nil, decoder == nil, !discarding, !oversize, !badRange, bytes > 0 else {
+            return false
+        }
+        if continuing, let kept = resume {
+            guard bytes < kept.total else { return false }
+            resume = ResumePoint(offset: bytes, validator: kept.validator, total: kept.total)
+            return true
+        }
+        // This attempt never reached a body: the same bytes are kept.
+        if resume != nil && !statusChecked { return true }
+        var status = 0
+        var declared: curl_off_t = -1
+        _ = shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        _ = shim_curl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
+        guard status == 200, ResponseFraming(handle).isFramedByLength, Int64(declared) > bytes,
+              ResponseInfo.header(handle, "Content-Encoding") == nil,
+              ResponseInfo.header(handle, "Accept-Ranges")?.lowercased().split(separator: ",")
+                .contains(where: { $0.trimmingCharacters(in: .whitespaces) == "bytes" }) == true else { return false }
+        let etag = ResponseInfo.header(handle, "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        guard let validator = etag ?? ResponseInfo.header(handle, "Last-Modified"),
+              FetchOptions.isHeaderValue(validator) else { return false }
+        resume = ResumePoint(offset: bytes, validator: validator, total: Int64(declared))
+        return true
+    }
+
+    /// Waits for the bytes kept for resuming to be written, the hash left open; false (and
+    /// `writeError` set) when a write failed.
+    func flushWrites() -> Bool {
+        guard let writer else { return false }
+        do {
+            try writer.flush()
+            return true
+        } catch {
+            if writeError == nil { writeError = error }
+            return false
+        }
+    }
+
     /// Hands the staging file over (after success); the state no longer owns it.
     func takeFile() -> StagingFile? {
         defer { file = nil; writer = nil }
@@ -209,20 +309,52 @@ final class TransferState {
     }
 
     func discardFile() {
+        resume = nil
         writer?.abandon()
         if let file { store.discard(file) }
         file = nil
         writer = nil
     }
 
+    /// --limit-rate's budget (shared by every transfer of the run), nil without a limit.
+    var rateBudget: RateBudget?
+    /// Set when the write callback paused the transfer for --limit-rate; the engine unpauses it.
+    var heldByRate = false
+    /// curl's CURL_WRITEFUNC_PAUSE.
+    static let pauseWrites = 0x1000_0001
+
     /// Called by curl's write callback; returns the number of bytes consumed
-    /// (anything else makes curl abort the transfer).
+    /// (anything else makes curl abort the transfer, but `pauseWrites`).
     func receive(_ data: UnsafeRawBufferPointer) -> Int {
+        if let rateBudget, !data.isEmpty {
+            guard rateBudget.allows(now: TransferEngine.now()) else {
+                heldByRate = true
+                return Self.pauseWrites
+            }
+            rateBudget.spend(data.count)
+        }
         if !statusChecked {
             statusChecked = true
             var status = 0
             shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             discarding = !(200..<300).contains(status)
+            if !discarding, let handle, resume != nil {
+                if status == 206 {
+                    guard rangeAnswerFits(handle) else {
+                        discardFile()
+                        bytes = 0
+                        prefix = []
+                        badRange = true
+                        return 0
+                    }
+                    continuing = true
+                } else {
+                    // The whole body again (the range ignored, or If-Range did not match): start over.
+                    discardFile()
+                    bytes = 0
+                    prefix = []
+                }
+            }
             if !discarding, let handle {
                 let framing = ResponseFraming(handle)
                 guard declaredSizeFits(framing), !framing.isFramedByLength || lengthIsConsistent(framing), startDecoding() else {
@@ -232,10 +364,10 @@ final class TransferState {
             }
         }
         if discarding {
-            bytes += Int64(data.count)
+            drained += Int64(data.count)
             // Drain small error pages to keep the connection; abort big ones (a redirect's
             // is then followed all the same).
-            guard bytes > Self.drainLimit else { return data.count }
+            guard drained > Self.drainLimit else { return data.count }
             if let handle, let status = ignoredBodyStatus(), let target = ResponseInfo.redirectTarget(handle, status: status) {
                 redirectToFollow = target
             }

@@ -33,7 +33,7 @@ struct TransferVerdict {
         }
         if let reason = state.abortReason {
             failure = reason
-            retryable = state.stalled
+            retryable = state.stalled || state.badRange
             refused = state.oversize
             return
         }
@@ -43,8 +43,14 @@ struct TransferVerdict {
     /// A response that arrived whole: its status decides.
     private mutating func judgeResponse(_ response: ResponseInfo, state: TransferState) {
         let status = response.status ?? 0
-        if status == 206 {
-            // No Range is ever sent: a part of the file must not pass for all of it.
+        if status == 206 && state.continuing, let resume = state.resume {
+            // The rest of a body resumed with Range: whole only when all of it is here.
+            if state.bytes != resume.total {
+                failure = "truncated body: \(state.bytes) of \(resume.total) bytes after resuming"
+                retryable = true
+            }
+        } else if status == 206 {
+            // A Range is sent only to resume: a part of the file must not pass for all of it.
             failure = "HTTP 206 Partial Content: the server sent part of the file though no range was asked"
             retryable = true
         } else if (200..<300).contains(status) {

@@ -22,6 +22,15 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /partial/KEY                                    206 with half of a photo (no Range was asked)
   /cut-headers/KEY?times=1                        closes inside the headers `times` times, then a photo
   /auth/KEY?user=U&password=P&delay=S              a photo for Basic U:P, else (after S seconds) 401
+  /need-cookie/KEY?name=N&value=V                 a photo when the request carries cookie N=V, else 403
+  /set-cookie/KEY?name=N&value=V                  a photo with Set-Cookie: N=V
+  /resumable/KEY?size=N&mode=ok|ignore|shifted|lm  N bytes (JPEG magic + a pattern) with Accept-Ranges and
+        ETag "KEY-1" (mode=lm: Last-Modified only); the first request without Range is cut at half;
+        a request with Range: bytes=S- and a matching If-Range gets 206 with the rest (mode=ignore:
+        200 with the whole body; mode=shifted: a 206 that starts 1000 bytes past S); later requests
+        without Range get the whole body
+  /resumable-whole/KEY?size=N                     the same body, whole (reference bytes)
+  /_requests/KEY  JSON: per request to KEY, its Range and If-Range headers and the body bytes sent
   /_log/KEY    JSON: request times (monotonic seconds) seen for KEY
   /_sent/KEY   JSON: body bytes actually written for KEY
   /_headers/KEY  JSON: the request headers last seen for KEY
@@ -38,6 +47,7 @@ request_log = {}
 sent_bytes = {}
 counters = {}
 request_headers = {}
+resumable_requests = {}
 
 
 def tiff_exif(make, model, date, lat, lon, alt):
@@ -483,6 +493,79 @@ class Handler(BaseHTTPRequestHandler):
     def route_slow(self, key, q):
         time.sleep(float(q.get("delay", "0.05")))
         self.send_body(200, self.photo_bytes(key, q))
+
+    def route_need_cookie(self, key, q):
+        self.note("need-cookie/" + key)
+        wanted = "%s=%s" % (q.get("name", "session"), q.get("value", "secret-42"))
+        cookies = [c.strip() for c in self.headers.get("Cookie", "").split(";")]
+        if wanted in cookies:
+            self.send_body(200, self.photo_bytes(key, q))
+        else:
+            self.send_body(403, b"no cookie", "text/plain")
+
+    def route_set_cookie(self, key, q):
+        self.note("set-cookie/" + key)
+        cookie = "%s=%s; Path=/" % (q.get("name", "session"), q.get("value", "v"))
+        self.send_body(200, self.photo_bytes(key, q), "image/jpeg", {"Set-Cookie": cookie})
+
+    @staticmethod
+    def resumable_body(key, size):
+        pattern = bytes((i * 7 + len(key)) % 251 for i in range(65536))
+        body = b"\xff\xd8\xff\xe0" + (pattern * (size // len(pattern) + 1))
+        return body[:size]
+
+    def route_resumable_whole(self, key, q):
+        self.send_body(200, self.resumable_body(key, int(q.get("size", "2000000"))))
+
+    def route_resumable(self, key, q):
+        n = self.note("resumable/" + key)
+        body = self.resumable_body(key, int(q.get("size", "2000000")))
+        mode = q.get("mode", "ok")
+        validator = {"Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT"} if mode == "lm" else {"ETag": '"%s-1"' % key}
+        asked = self.headers.get("Range")
+        if_range = self.headers.get("If-Range")
+        entry = {"range": asked, "if_range": if_range, "sent": 0}
+        with state_lock:
+            resumable_requests.setdefault(key, []).append(entry)
+        headers = dict(validator, **{"Accept-Ranges": "bytes"})
+        start = None
+        if asked and asked.startswith("bytes=") and asked.endswith("-") and if_range in validator.values():
+            start = int(asked[6:-1])
+        if start is not None and mode != "ignore" and start < len(body):
+            first = start + 1000 if mode == "shifted" else start
+            part = body[first:]
+            self.send_response(206)
+            self.send_header("Content-Type", "image/jpeg")
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (first, len(body) - 1, len(body)))
+            self.send_header("Content-Length", str(len(part)))
+            self.end_headers()
+            self.send_pieces(part, entry)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if n == 1 and not asked:
+            self.send_pieces(body[: len(body) // 2], entry)
+            self.close_connection = True
+            return
+        self.send_pieces(body, entry)
+
+    def send_pieces(self, data, entry):
+        for start in range(0, len(data), 65536):
+            piece = data[start:start + 65536]
+            self.wfile.write(piece)
+            self.wfile.flush()
+            with state_lock:
+                entry["sent"] += len(piece)
+
+    def route__requests(self, key, q):
+        with state_lock:
+            self.send_body(200, json.dumps(resumable_requests.get(key, [])).encode(), "application/json")
 
     def route__log(self, key, q):
         with state_lock:

@@ -39,6 +39,33 @@ final class BodyWriterTests: XCTestCase {
         }
     }
 
+    /// A resumed body: the first part flushed with the hash left open, the rest appended
+    /// from an offset that is no block boundary. The file and the hash are the whole body's,
+    /// and direct I/O (which needs aligned offsets) is not tried at the unaligned ones.
+    func testAFlushedBodyGoesOnFromAnUnalignedOffsetWithOneHash() throws {
+        let pool = try BufferPool(size: 64 << 10, limit: 4)
+        var generator = SystemRandomNumberGenerator()
+        for firstPart in [1, 4097, (64 << 10) + 3, 200_001] {
+            let body = (0..<600_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let path = folder + "/resumed-\(firstPart)"
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            defer { close(fd) }
+            let writer = BodyWriter(file: StagingFile(path: path, descriptor: fd), buffers: pool)
+            try body[..<firstPart].withUnsafeBytes { try writer.append($0) }
+            try writer.flush()
+            XCTAssertEqual(writer.length, Int64(firstPart))
+            XCTAssertEqual(FileManager.default.contents(atPath: path).map([UInt8].init), Array(body[..<firstPart]),
+                           "the part is on disk once flushed")
+            for start in stride(from: firstPart, to: body.count, by: 30_001) {
+                try body[start..<min(body.count, start + 30_001)].withUnsafeBytes { try writer.append($0) }
+            }
+            let digest = try writer.finish()
+            XCTAssertEqual([UInt8](FileManager.default.contents(atPath: path) ?? Data()), body, "first part \(firstPart)")
+            XCTAssertEqual(digest, try Self.sha256sum(path), "first part \(firstPart)")
+        }
+    }
+
     func testAbandonedBodyCanBeRemovedAndItsBuffersAreReused() throws {
         let pool = try BufferPool(size: 64 << 10, limit: 2)
         for round in 0..<5 {
