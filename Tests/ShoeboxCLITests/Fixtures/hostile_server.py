@@ -209,6 +209,12 @@ class Handler(socketserver.BaseRequestHandler):
             self.send(piece)
             total += len(piece)
 
+    def route_bomb(self, key, q):
+        plain = b"\xff\xd8\xff\xe0" + bytes(int(q.get("mib", "64")) << 20)
+        coding = q.get("as", "gzip")
+        body = {"gzip": gzip.compress, "deflate": zlib.compress, "br": brotli_compress}[coding](plain)
+        self.respond(200, [("Content-Type", "image/jpeg"), ("Content-Encoding", coding), ("Content-Length", len(body))], body)
+
     def route_gzip_tail(self, key, q):
         self.respond(200, [("Content-Type", "image/jpeg"), ("Content-Encoding", "gzip"), ("Connection", "close")])
         self.endless(gzip.compress(jpeg_with_exif(key)), b"this is not a gzip member " * 2500)
