@@ -42,6 +42,8 @@ public struct FetchOptions: Sendable {
     public var allowUnprovenEnd = false
     /// Revalidate archived URLs with If-None-Match / If-Modified-Since instead of skipping them.
     public var refresh = false
+    /// Called on the transfer thread for every HTTP request as it ends (`fetch --verbose`).
+    public var requestLog: (@Sendable (RequestRecord) -> Void)?
 
     public init() {}
 
