@@ -1,5 +1,7 @@
 import Foundation
 import XCTest
+@testable import ShoeboxCLI
+import ShoeboxKit
 
 /// `fetch --quiet`, `--verbose` and what `--wait` says while it waits.
 final class FetchVerbosityTests: XCTestCase {
@@ -26,6 +28,15 @@ final class FetchVerbosityTests: XCTestCase {
         XCTAssertNotNil(line("GET " + server.url("/auth/v2?user=ann&password=hunter2").replacingOccurrences(of: "://", with: "://ann@")),
                         output.stderr)
         XCTAssertTrue(output.stderr.contains("3 URLs: 3 stored"), "the summary is still printed: \(output.stderr)")
+    }
+
+    func testARequestLineSaysWhyARequestEnded() {
+        XCTAssertEqual(FetchReporter.requestLine(RequestRecord(url: "http://h/a", status: 0, bytes: 0, milliseconds: 3, attempt: 1,
+                                                               error: "Couldn't connect")), "GET http://h/a failed (Couldn't connect) 0 B 3 ms")
+        XCTAssertEqual(FetchReporter.requestLine(RequestRecord(url: "http://h/a", status: 200, bytes: 65536, milliseconds: 9, attempt: 3,
+                                                               error: "over --max-size")), "GET http://h/a 200 64.0 KiB 9 ms attempt 3 aborted (over --max-size)")
+        XCTAssertEqual(FetchReporter.requestLine(RequestRecord(url: "http://h/\u{1B}[2J", status: 404, bytes: 10, milliseconds: 1, attempt: 1)),
+                       "GET http://h/\\x1B[2J 404 10 B 1 ms", "control characters shown, not obeyed")
     }
 
     func testQuietPrintsOnlyFailuresAndKeepsTheJSON() throws {

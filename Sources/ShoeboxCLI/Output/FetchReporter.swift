@@ -109,7 +109,8 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         console.note(Self.requestLine(record) + "\n")
     }
 
-    /// "GET http://host/a.jpg 200 1.2 KiB 35 ms", "... attempt 2", "GET URL failed (Connection refused) 0 B 3 ms".
+    /// "GET http://host/a.jpg 200 1.2 KiB 35 ms", "... attempt 2", "GET URL failed (Connection refused) 0 B 3 ms",
+    /// "GET URL 200 64.0 KiB 9 ms aborted (why shoebox stopped it)".
     static func requestLine(_ record: RequestRecord) -> String {
         var line = "\(record.method) \(TerminalText.oneLine(record.url)) "
         if let error = record.error, record.status == 0 {
@@ -119,6 +120,7 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         }
         line += " \(ByteSize.format(record.bytes)) \(record.milliseconds) ms"
         if record.attempt > 1 { line += " attempt \(record.attempt)" }
+        if let error = record.error, record.status != 0 { line += " aborted (\(TerminalText.oneLine(error)))" }
         return line
     }
 

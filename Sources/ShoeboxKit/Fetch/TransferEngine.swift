@@ -253,7 +253,7 @@ public final class TransferEngine: @unchecked Sendable {
     }
 
     private func finish(_ state: TransferState, handle: UnsafeMutableRawPointer, code: CURLcode, completion: (CompletedTransfer) -> Void) {
-        options.requestLog?(RequestRecord.read(handle, url: state.url, attempt: state.attempts, code: code, detail: state.errorDetail))
+        options.requestLog?(RequestRecord.read(handle, url: state.url, attempt: state.attempts, code: code, detail: state.abortReason ?? state.errorDetail))
         if !isCancelled, let target = state.redirectToFollow ?? redirectTarget(of: handle, code: code), state.follow(to: target) {
             state.discardFile()
             start(state)
