@@ -54,4 +54,26 @@ final class FetchDryRunTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: runner.library.path), "no library created")
         XCTAssertEqual(try server.requestTimes("d3"), [])
     }
+
+    /// A catalog whose WAL was folded in (its last connection closed): read as it is on disk,
+    /// SQLite makes no -shm or -wal beside it, and every byte stays as it was.
+    func testADryRunOfACheckpointedCatalogMakesNoFileBesideIt() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let archived = server.url("/photo/d4?seed=d4")
+        let first = try runner.fetch([archived])
+        let path = try XCTUnwrap(first.record(archived)?["path"] as? String)
+        let fold = Process()
+        fold.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        fold.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('PRAGMA wal_checkpoint(TRUNCATE)'); c.close()",
+                          runner.library.appendingPathComponent("catalog.sqlite").path]
+        try fold.run()
+        fold.waitUntilExit()
+        let before = snapshotFiles(in: runner.library.path)
+        XCTAssertNil(before["catalog.sqlite-wal"], "the WAL is folded in: \(before.keys.sorted())")
+        let result = try ShoeboxProcess.run(["fetch", "-n", "--library", runner.library.path, "--url", archived])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "skip \(archived) (archived as \(path))\n", "read from the catalog file alone")
+        XCTAssertEqual(snapshotFiles(in: runner.library.path), before, "no -shm, no -wal, no byte changed")
+    }
 }
