@@ -86,6 +86,13 @@ final class InspectCommandTests: XCTestCase {
         XCTAssertEqual((ours[1]["GPSAltitude"] as? NSNumber)?.doubleValue ?? 0, -430.5, accuracy: 1e-9)
     }
 
+    func testOneUnreadableFileIsOneFile() throws {
+        let missing = try makeTemporaryDirectory(self).appendingPathComponent("missing.jpg")
+        let result = try ShoeboxProcess.run(["inspect", missing.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("inspect: 1 of 1 file could not be read"), result.stderr)
+    }
+
     func testHumanBlockSpellsOutEveryField() throws {
         let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", urls[1].path])

@@ -3,6 +3,16 @@
 import XCTest
 
 final class InspectJSONTextTests: XCTestCase {
+    /// One convention for sizes in every command: IEC binary units, as fetch and verify print them
+    /// (inspect said "2.4 MB" and "kB" before); --json keeps the number of bytes.
+    func testInspectSizesAreInBinaryUnits() {
+        XCTAssertEqual(InspectPrinter.byteCount(999), "999 B")
+        XCTAssertEqual(InspectPrinter.byteCount(1536), "1.5 KiB")
+        XCTAssertEqual(InspectPrinter.byteCount(2_400_000), "2.3 MiB")
+        let block = InspectPrinter.block(PhotoMetadata(), path: "a.jpg", fileSize: 3 * 1024 * 1024 * 1024, includeAllTags: false)
+        XCTAssertTrue(block.contains("  Format       unknown format, 3.0 GiB"), block)
+    }
+
     func testNumberLikeTextFollowsExiftool() {
         for text in ["0", "1.10", "-3", "100", "2e5", "1.5E-3", "123456789012345"] {
             XCTAssertTrue(JSONText.looksLikeNumber(text), text)

@@ -293,6 +293,7 @@ final class ThumbsProgressTests: XCTestCase {
         XCTAssertEqual(ThumbsCommand.progressLine(done: 1, total: 4, elapsed: 2), "thumbs: 1/4 originals  ETA 6.0s")
         XCTAssertEqual(ThumbsCommand.progressLine(done: 10, total: 100, elapsed: 10), "thumbs: 10/100 originals  ETA 1m30s")
         XCTAssertEqual(ThumbsCommand.progressLine(done: 4, total: 4, elapsed: 2), "thumbs: 4/4 originals")
+        XCTAssertEqual(ThumbsCommand.progressLine(done: 1, total: 1, elapsed: 2), "thumbs: 1/1 original")
     }
 
     func testAnETAIsShownOnATerminalOnly() throws {

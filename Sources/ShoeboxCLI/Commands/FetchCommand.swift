@@ -35,6 +35,9 @@ public enum FetchCommand: Command {
             OptionSpec("refresh", help: "Revalidate archived URLs (If-None-Match/If-Modified-Since) instead of skipping them."),
             OptionSpec("strict", help: "Refuse to start when any list line is not an http(s) URL."),
             OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),
+            OptionSpec("quiet", short: "q", help: "Print no progress and no summary: only failures, warnings and errors on stderr."),
+            OptionSpec("verbose", short: "v", help: "Print one line per HTTP request on stderr (each redirect hop and retry): method, URL, status, bytes, time."),
+            OptionSpec("dry-run", short: "n", help: "Say what would be fetched, skipped or refused, without any request and without writing to the library."),
             OptionSpec("json", help: "Print one JSON object per URL on stdout as each finishes."),
         ],
         discussion: """
@@ -57,7 +60,13 @@ public enum FetchCommand: Command {
         configuration.strict = arguments.flag("strict")
         configuration.waitForLock = arguments.flag("wait")
 
-        let reporter = FetchReporter(console: console, json: arguments.flag("json"))
+        let quiet = arguments.flag("quiet"), verbose = arguments.flag("verbose")
+        if quiet && verbose { throw UsageError.conflicting("--quiet and --verbose contradict each other: give one") }
+        if arguments.flag("dry-run") { return try dryRun(configuration, arguments: arguments, console: console, quiet: quiet) }
+
+        let reporter = FetchReporter(console: console, json: arguments.flag("json"),
+                                     verbosity: quiet ? .quiet : verbose ? .verbose : .normal)
+        if verbose { configuration.options.requestLog = { [reporter] in reporter.requestDidEnd($0) } }
         let run = FetchRun(configuration: configuration, observer: reporter)
         let trap = SignalTrap { _ in run.cancel() }
         // Results that cannot be printed any more (`--json | head`, full disk): stop as on Ctrl-C.
@@ -77,6 +86,23 @@ public enum FetchCommand: Command {
         if outputFailed { return ExitStatus.someFailed }
         if summary.cancelled { return ExitStatus.interrupted }
         return summary.allSucceeded ? ExitStatus.success : ExitStatus.someFailed
+    }
+
+    /// --dry-run: no lock, no request, nothing written (see FetchDryRun).
+    private static func dryRun(_ configuration: FetchRun.Configuration, arguments: ParsedArguments,
+                               console: Console, quiet: Bool) throws -> Int32 {
+        let printer = DryRunPrinter(console: console, json: arguments.flag("json"), quiet: quiet)
+        let cancelled = ManagedAtomicFlag()
+        let trap = SignalTrap { _ in cancelled.set() }
+        defer { withExtendedLifetime(trap) {} }
+        do {
+            try FetchDryRun.run(configuration, isCancelled: { cancelled.isSet || console.outputFailure != nil }) { printer.print($0) }
+        } catch {
+            return status(for: error, console: console)
+        }
+        printer.printSummary(interrupted: cancelled.isSet)
+        if console.outputFailure != nil { return ExitStatus.someFailed }
+        return cancelled.isSet ? ExitStatus.interrupted : ExitStatus.success
     }
 
     static func options(from arguments: ParsedArguments, environment: [String: String]) throws -> FetchOptions {

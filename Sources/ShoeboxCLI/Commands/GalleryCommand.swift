@@ -51,7 +51,7 @@ public enum GalleryCommand: Command {
         } else {
             console.out(result.page)
         }
-        var note = "gallery: \(result.images) photo\(result.images == 1 ? "" : "s")"
+        var note = "gallery: " + Counted.text(result.images, "photo")
         if result.withoutThumbnails > 0 {
             note += "; \(result.withoutThumbnails) original\(result.withoutThumbnails == 1 ? " has" : "s have") no thumbnail yet (run 'shoebox thumbs')"
         }

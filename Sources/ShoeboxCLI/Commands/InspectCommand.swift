@@ -63,7 +63,7 @@ public enum InspectCommand: Command {
             count += 1
             if rendered.failed { failed += 1 }
             if showProgress, count % 64 == 0 || count == paths.count {
-                console.progress("inspect: \(count) of \(paths.count) files")
+                console.progress("inspect: \(count) of \(Counted.text(paths.count, "file"))")
             }
             if json {
                 console.out(rendered.text + (count < paths.count ? "," : ""))
@@ -76,7 +76,7 @@ public enum InspectCommand: Command {
         if json { console.out("]") }
         if showProgress { console.clearProgress() }
         if failed > 0 {
-            console.error("inspect: \(failed) of \(paths.count) files could not be read")
+            console.error("inspect: \(failed) of \(Counted.text(paths.count, "file")) could not be read")
         }
         return failed > 0 || !unlisted.isEmpty ? ExitStatus.someFailed : ExitStatus.success
     }

@@ -81,9 +81,9 @@ public enum ThumbsCommand: Command {
             return ExitStatus.libraryUnusable
         }
         console.clearProgress()
-        console.note("thumbs: \(summary.originals) originals: \(summary.upToDate) up to date, \(summary.failed) failed; "
-            + "\(summary.made) thumbnails made" + (arguments.flag("prune") ? ", \(summary.pruned) pruned" : "")
-            + (summary.leftoversRemoved > 0 ? ", \(summary.leftoversRemoved) temp files of an interrupted run removed" : "")
+        console.note("thumbs: \(Counted.text(summary.originals, "original")): \(summary.upToDate) up to date, \(summary.failed) failed; "
+            + "\(Counted.text(summary.made, "thumbnail")) made" + (arguments.flag("prune") ? ", \(summary.pruned) pruned" : "")
+            + (summary.leftoversRemoved > 0 ? ", \(Counted.text(summary.leftoversRemoved, "temp file")) of an interrupted run removed" : "")
             + (summary.cancelled ? " (interrupted)" : "") + "\n")
         if summary.cancelled { return ExitStatus.interrupted }
         return summary.failed == 0 ? ExitStatus.success : ExitStatus.someFailed
@@ -91,7 +91,7 @@ public enum ThumbsCommand: Command {
 
     /// "thumbs: 12/40 originals  ETA 1m05s": the time left at the pace so far.
     static func progressLine(done: Int, total: Int, elapsed: Double) -> String {
-        var line = "thumbs: \(done)/\(total) originals"
+        var line = "thumbs: \(done)/\(Counted.text(total, "original"))"
         if done > 0, done < total, elapsed > 0 {
             line += "  ETA " + FetchReporter.duration(elapsed / Double(done) * Double(total - done))
         }

@@ -145,14 +145,9 @@ enum InspectPrinter {
         return text
     }
 
+    /// In IEC binary units as everywhere in shoebox ("512 B", "2.3 MiB"); --json keeps the number of bytes.
     static func byteCount(_ bytes: Int64) -> String {
-        let units = ["bytes", "kB", "MB", "GB", "TB"]
-        var value = Double(bytes), unit = 0
-        while value >= 1000, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) bytes" : fixed(value, places: 1) + " " + units[unit]
+        ByteSize.format(bytes)
     }
 
     /// Up to `places` decimals, trailing zeros removed.

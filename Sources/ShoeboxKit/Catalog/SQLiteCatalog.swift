@@ -36,12 +36,13 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     private let checksIntegrity: Bool
 
     /// Opens (creating when `readOnly` is false and the file is missing) the catalog at `path`.
-    public init(path: String, readOnly: Bool = false, checkIntegrity: Bool = true) throws {
+    /// `immutable` (with `readOnly`): see `SQLiteConnection.init`.
+    public init(path: String, readOnly: Bool = false, checkIntegrity: Bool = true, immutable: Bool = false) throws {
         self.path = path
         self.isReadOnly = readOnly
         checksIntegrity = checkIntegrity
         try Self.preflight(path: path, readOnly: readOnly)
-        connection = try SQLiteConnection(path: path, readOnly: readOnly)
+        connection = try SQLiteConnection(path: path, readOnly: readOnly, immutable: immutable)
         do {
             try configure()
         } catch {

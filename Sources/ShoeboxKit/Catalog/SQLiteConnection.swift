@@ -13,12 +13,14 @@ final class SQLiteConnection {
     /// `SQLITE_TRANSIENT`: SQLite copies bound text before `bind` returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    init(path: String, readOnly: Bool) throws {
+    /// `immutable` (read-only only): open without the `-shm`/`-wal` files, creating none
+    /// (`fetch --dry-run` leaves the library as it was, when no writer is at work).
+    init(path: String, readOnly: Bool, immutable: Bool = false) throws {
         self.path = path
         self.readOnly = readOnly
         var flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         var name = path
-        if readOnly && Self.needsImmutableOpen(path) {
+        if readOnly && (immutable || Self.needsImmutableOpen(path)) {
             name = "file:" + Self.uriEscaped(path) + "?immutable=1"
             flags |= SQLITE_OPEN_URI
         }

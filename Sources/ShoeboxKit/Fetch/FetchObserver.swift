@@ -3,4 +3,11 @@
 public protocol FetchObserver: AnyObject, Sendable {
     func fetchDidFinish(_ result: FetchResult)
     func fetchProgress(_ progress: FetchProgress)
+    /// The run waits (`waitForLock`) for another writer; `holder` names it when known
+    /// ("pid 1234"). Called once, before the wait.
+    func fetchWaitsForLock(library: String, holder: String?)
+}
+
+extension FetchObserver {
+    public func fetchWaitsForLock(library: String, holder: String?) {}
 }

@@ -54,6 +54,8 @@ public struct FetchOptions: Sendable {
     /// Take credentials for a listed URL's host from a netrc file: `netrcFile`, or ~/.netrc.
     public var netrc = false
     public var netrcFile: String?
+    /// Called on the transfer thread for every HTTP request as it ends (`fetch --verbose`).
+    public var requestLog: (@Sendable (RequestRecord) -> Void)?
 
     public init() {}
 

@@ -88,7 +88,8 @@ public final class FetchRun: @unchecked Sendable {
         let store = try LocalOriginalStore(layout: layout)
         let writerLock: LibraryLock
         do {
-            writerLock = try LibraryLock(layout: layout, wait: configuration.waitForLock, isCancelled: { cancelFlag.isSet })
+            writerLock = try LibraryLock(layout: layout, wait: configuration.waitForLock, isCancelled: { cancelFlag.isSet },
+                                         onWait: { observer.fetchWaitsForLock(library: layout.root, holder: $0) })
         } catch LibraryError.waitInterrupted {
             return interruptedBeforeStart()
         }
@@ -193,8 +194,9 @@ public final class FetchRun: @unchecked Sendable {
         // Drawn while holding the lock, so `stopProgress` returns only after a line in flight.
         defer { lock.unlock() }
         guard !progressStopped else { return false }
+        // Counted as the summary counts: URLs and invalid lines; a URL listed again leaves the total once read.
         let progress = FetchProgress(
-            finished: summary.total + summary.repeatedURLs, total: total, failed: summary.failures,
+            finished: summary.total, total: total.map { max(summary.total, $0 - summary.repeatedURLs) }, failed: summary.failures,
             bytes: summary.bytes, elapsed: TransferEngine.now() - startTime)
         observer.fetchProgress(progress)
         return true

@@ -14,16 +14,16 @@ enum ListCounter {
         return total
     }
 
-    /// Lines that are neither blank nor comments.
+    /// Lines that are neither blank nor comments, judged as `URLListReader.parse` judges them:
+    /// white space is Unicode white space (a line of no-break spaces is blank, one starting with
+    /// a form feed and `#` is a comment), so the progress total is the count the summary gives.
     static func countURLLines(_ path: String) -> Int? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var line = LineStart()
         var count = 0
-        var lineHasContent = false
-        var lineStarted = false
-        var isComment = false
         var atStart = true
         while true {
             let n = read(fd, &buffer, buffer.count)
@@ -33,24 +33,42 @@ enum ListCounter {
             let first = atStart && buffer[0..<n].starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
             atStart = false
             for byte in buffer[first..<n] {
-                switch byte {
-                case 0x0A:
-                    if lineHasContent && !isComment { count += 1 }
-                    lineHasContent = false
-                    lineStarted = false
-                    isComment = false
-                case 0x20, 0x09, 0x0D:
-                    continue
-                default:
-                    if !lineStarted {
-                        lineStarted = true
-                        isComment = byte == UInt8(ascii: "#")
-                    }
-                    lineHasContent = true
+                if byte == 0x0A {
+                    if line.isURLLine { count += 1 }
+                    line = LineStart()
+                } else {
+                    line.add(byte)
                 }
             }
         }
-        if lineHasContent && !isComment { count += 1 }
+        if line.isURLLine { count += 1 }
         return count
+    }
+
+    /// What decides a line: its first character that is not white space. Bytes that are not
+    /// ASCII before it (perhaps Unicode white space) are kept, a few, and decoded.
+    struct LineStart {
+        private var leading: [UInt8] = []
+        /// The first ASCII byte that is not white space, once seen.
+        private var firstASCII: UInt8?
+        private static let leadingLimit = 64
+
+        mutating func add(_ byte: UInt8) {
+            guard firstASCII == nil else { return }
+            switch byte {
+            case 0x20, 0x09, 0x0B, 0x0C, 0x0D: return
+            case 0x80...: if leading.count <= Self.leadingLimit { leading.append(byte) }
+            default: firstASCII = byte
+            }
+        }
+
+        /// Neither blank nor a comment.
+        var isURLLine: Bool {
+            let leadingIsSpace = leading.isEmpty
+                || (leading.count <= Self.leadingLimit && String(decoding: leading, as: UTF8.self).trimmingWhitespace().isEmpty)
+            guard leadingIsSpace else { return true }
+            guard let firstASCII else { return false }
+            return firstASCII != UInt8(ascii: "#")
+        }
     }
 }

@@ -344,6 +344,7 @@ public final class TransferEngine: @unchecked Sendable {
     }
 
     private func finish(_ state: TransferState, handle: UnsafeMutableRawPointer, code: CURLcode, completion: (CompletedTransfer) -> Void) {
+        options.requestLog?(RequestRecord.read(handle, url: state.url, attempt: state.attempts, code: code, detail: state.abortReason ?? state.errorDetail))
         if !isCancelled, let target = state.redirectToFollow ?? redirectTarget(of: handle, code: code), state.follow(to: target) {
             if state.resume == nil { state.discardFile() }
             start(state)

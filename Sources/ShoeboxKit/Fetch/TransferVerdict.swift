@@ -128,7 +128,7 @@ struct TransferVerdict {
             failure = "unsupported response: \(detail)"
         case CURLE_OUT_OF_MEMORY where state.bytes == 0:
             // libcurl's answer to a response header over its 100 KB limit.
-            failure = "response headers too large (over 100 KB) or out of memory: \(detail)"
+            failure = "response headers too large (over 100 KiB) or out of memory: \(detail)"
         default:
             failure = detail
         }

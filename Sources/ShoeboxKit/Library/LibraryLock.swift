@@ -12,8 +12,9 @@ public final class LibraryLock {
     /// Takes the lock; with `wait`, waits until the holder is done, else fails at once with
     /// `LibraryError.locked`. A wait ends with `LibraryError.waitInterrupted` once `isCancelled`
     /// says so (Ctrl-C): it polls, since a blocking `flock` would outlast the signal.
+    /// `onWait` is called once, when the wait begins, with the holder when known ("pid 1234").
     public init(layout: LibraryLayout, mode: Mode = .exclusive, wait: Bool = false,
-                isCancelled: () -> Bool = { false }) throws {
+                isCancelled: () -> Bool = { false }, onWait: (String?) -> Void = { _ in }) throws {
         let path = layout.lockFile
         let flags = mode == .exclusive ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDONLY | O_CREAT | O_CLOEXEC
         let fd = open(path, flags, 0o644)
@@ -21,6 +22,7 @@ public final class LibraryLock {
             throw LibraryError.notWritable(path: layout.root, reason: String(cString: strerror(errno)))
         }
         let operation = (mode == .exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
+        var waited = false
         while flock(fd, operation) != 0 {
             let code = errno
             if code == EINTR { continue }
@@ -32,6 +34,10 @@ public final class LibraryLock {
                 let holder = Self.describeHolder(fd)
                 close(fd)
                 throw LibraryError.locked(path: layout.root, holder: holder)
+            }
+            if !waited {
+                waited = true
+                onWait(Self.writer(of: layout) ?? Self.describeHolder(fd))
             }
             if isCancelled() {
                 close(fd)

@@ -20,7 +20,7 @@ public enum ByteSize {
         return Int64(value)
     }
 
-    /// "1.5 MB"-style text (powers of 1024, one decimal).
+    /// "1.5 MiB"-style text: IEC binary units (powers of 1024), one decimal.
     public static func format(_ bytes: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)

@@ -248,6 +248,23 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(ListCounter.countURLLines(commentFirst.path), 1, "the progress total counts the comment after the mark")
     }
 
+    /// The progress total counts what the reader gives: a line of Unicode white space is
+    /// blank, and a comment after a form feed or a no-break space is a comment.
+    func testTheLineCountAgreesWithTheReaderOnUnicodeWhiteSpace() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("count-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("l.txt")
+        let lines = ["http://a.test/1", "\u{A0}", "\u{0C}", "\u{3000}\u{2003}", "\u{0B}# c", "\u{A0}# c", "\u{85}",
+                     "\u{A0}http://a.test/2", "é", "\u{A0}é", "#", "http://a.test/3\r"]
+        try (lines.joined(separator: "\n")).write(to: file, atomically: true, encoding: .utf8)
+        let reader = URLListReader(paths: [file.path])
+        var entries = 0
+        while try reader.next() != nil { entries += 1 }
+        XCTAssertEqual(entries, 5, "3 URLs, 'é' twice invalid")
+        XCTAssertEqual(ListCounter.countURLLines(file.path), entries)
+    }
+
     func testPathPlanning() throws {
         var metadata = PhotoMetadata()
         metadata.dateTimeOriginal = "2019:12:31 23:59:59"
