@@ -2,7 +2,7 @@ import Foundation
 import ShoeboxKit
 import XCTest
 
-/// What happens to the library when a fetch is interrupted or raced (kill -9: KillTests).
+/// What happens to the library when a fetch is interrupted or raced (kill -9: RandomKillTests).
 final class FetchInterruptionTests: XCTestCase {
     var server: FixtureServer!
     var runner: FetchRunner!

@@ -16,11 +16,13 @@ public enum GalleryCommand: Command {
         The page has no scripts and no external resources: photos grouped by capture day, newest first, lazy-loaded
         with srcset over the thumbnail sizes, each linking to its original, captioned with camera and date.
         Links are relative, so the library can be moved or copied with its gallery. Run 'shoebox thumbs' first.
-        Exit status: 0 written, 2 usage error, 4 library unusable or page not writable.
+        Exit status: 0 written, 2 usage error, 4 library unusable or page not writable, 130 interrupted.
         """
     )
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let trap = InterruptExit.trap("gallery", console: console)
+        defer { withExtendedLifetime(trap) {} }
         let layout = try LibraryOption.layout(arguments, console: console)
         if let out = arguments.value("out"), out.isEmpty {
             throw UsageError.invalidValue(option: "out", value: out, expected: "a folder (an empty one would be the current folder)")

@@ -16,11 +16,13 @@ public enum InspectCommand: Command {
         PATH is a file or a directory (recursed, in path order). With --library and no PATH, every original in
         the catalog is inspected, in library order; with --library, a relative PATH that does not exist here is
         taken inside the library (e.g. originals/2024/05/01). Pixels are never decoded: only the headers are read.
-        Exit status: 0 every file read, 1 some file or folder could not be read, 2 usage, 4 library unusable.
+        Exit status: 0 every file read, 1 some file or folder could not be read, 2 usage, 4 library unusable, 130 interrupted.
         """
     )
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let trap = InterruptExit.trap("inspect", console: console)
+        defer { withExtendedLifetime(trap) {} }
         let json = arguments.flag("json"), all = arguments.flag("all")
         let paths: [String]
         var unlisted: [UnlistedFolder] = []

@@ -21,11 +21,13 @@ public enum VerifyCommand: Command {
         Problems are printed one per line on stdout as 'KIND PATH: DETAIL'; the summary goes to stderr.
         Verify runs beside a writer (fetch, thumbs, reindex) without taking the library lock: it checks one snapshot of
         the catalog, and says on stderr what it left unchecked (originals added since, the writer's temp files).
-        Exit status: 0 no problems, 1 problems found, 2 usage, 3 catalog kept busy, 4 library or catalog unusable.
+        Exit status: 0 no problems, 1 problems found, 2 usage, 3 catalog kept busy, 4 library or catalog unusable, 130 interrupted.
         """
     )
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let trap = InterruptExit.trap("verify", console: console)
+        defer { withExtendedLifetime(trap) {} }
         let layout = try LibraryOption.layout(arguments, console: console)
         var verifier = LibraryVerifier(
             layout: layout, quick: arguments.flag("quick"),

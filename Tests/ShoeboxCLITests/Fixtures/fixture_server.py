@@ -33,7 +33,12 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /_requests/KEY  JSON: per request to KEY, its Range and If-Range headers and the body bytes sent
   /_log/KEY    JSON: request times (monotonic seconds) seen for KEY
   /_sent/KEY   JSON: body bytes actually written for KEY
+  /_finished/KEY  JSON: true once the /big or page handler for KEY has returned (its /_sent/ is final)
   /_headers/KEY  JSON: the request headers last seen for KEY
+  /dated/KEY?lm=HTTPDATE                          a photo with Last-Modified only (no ETag); 304 to an
+        If-Modified-Since equal to lm (requests under "dated/KEY", 304s under "dated-304/KEY")
+  /_concurrency  JSON: {"now": requests in flight, "max": most seen at once} (bookkeeping routes
+        themselves not counted); /_concurrency/reset sets max to now
 """
 import base64, ctypes, gzip, json, struct, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -48,6 +53,9 @@ sent_bytes = {}
 counters = {}
 request_headers = {}
 resumable_requests = {}
+finished = set()
+in_flight = 0
+max_in_flight = 0
 
 
 def tiff_exif(make, model, date, lat, lon, alt):
@@ -160,10 +168,50 @@ class Handler(BaseHTTPRequestHandler):
         kind = parts[1] if len(parts) > 1 else ""
         rest = "/".join(parts[2:])
         key = unquote(rest) or kind
+        counted = not kind.startswith("_")
+        if counted:
+            self.enter()
         try:
             getattr(self, "route_" + kind.replace("-", "_"), self.route_missing)(key, q)
         except (BrokenPipeError, ConnectionResetError):
             pass
+        finally:
+            if counted:
+                self.leave()
+
+    def enter(self):
+        global in_flight, max_in_flight
+        with state_lock:
+            in_flight += 1
+            max_in_flight = max(max_in_flight, in_flight)
+
+    def leave(self):
+        global in_flight
+        with state_lock:
+            in_flight -= 1
+
+    def route__concurrency(self, key, q):
+        global max_in_flight
+        with state_lock:
+            if key == "reset":
+                max_in_flight = in_flight
+            body = json.dumps({"now": in_flight, "max": max_in_flight}).encode()
+        self.send_body(200, body, "application/json")
+
+    def route_dated(self, key, q):
+        """Last-Modified and no ETag: a conditional request can only be If-Modified-Since."""
+        lm = q.get("lm", "Wed, 01 May 2024 10:00:00 GMT")
+        if self.headers.get("If-Modified-Since") == lm:
+            self.note("dated-304/" + key)
+            with state_lock:
+                request_headers["dated/" + key] = dict(self.headers.items())
+            self.send_response(304)
+            self.send_header("Last-Modified", lm)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.note("dated/" + key)
+        self.send_body(200, self.photo_bytes(key, q), "image/jpeg", {"Last-Modified": lm})
 
     def route_auth(self, key, q):
         self.note(key)
@@ -369,6 +417,7 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             with state_lock:
                 sent_bytes[key] = sent
+                finished.add(key)
             self.close_connection = True
 
     def route_stall(self, key, q):
@@ -419,6 +468,7 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             with state_lock:
                 sent_bytes[key] = sent
+                finished.add(key)
 
     def redirect(self, location):
         self.send_response(302)
@@ -574,6 +624,10 @@ class Handler(BaseHTTPRequestHandler):
     def route__headers(self, key, q):
         with state_lock:
             self.send_body(200, json.dumps(request_headers.get(key, {})).encode(), "application/json")
+
+    def route__finished(self, key, q):
+        with state_lock:
+            self.send_body(200, json.dumps(key in finished).encode(), "application/json")
 
     def route__sent(self, key, q):
         with state_lock:

@@ -76,6 +76,25 @@ final class FixtureServer {
     func bytesSent(_ key: String) throws -> Int {
         try JSONDecoder().decode(Int.self, from: get("/_sent/" + key))
     }
+
+    /// Body bytes written for a /big (or page) key once its handler has returned, so the
+    /// count is final; throws when it has not returned within `timeout` seconds.
+    func finalBytesSent(_ key: String, timeout: Double = 30) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !JSONDecoder().decode(Bool.self, from: get("/_finished/" + key)) {
+            guard Date() < deadline else {
+                throw NSError(domain: "FixtureServer", code: 5, userInfo: [NSLocalizedDescriptionKey: "\(key): the server is still sending after \(timeout) s"])
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return try bytesSent(key)
+    }
+
+    /// Requests in flight now and the most seen at once (bookkeeping routes not counted).
+    func concurrency() throws -> (now: Int, max: Int) {
+        let value = try JSONDecoder().decode([String: Int].self, from: get("/_concurrency"))
+        return (value["now"] ?? -1, value["max"] ?? -1)
+    }
 }
 
 extension XCTestCase {

@@ -4,14 +4,16 @@ import XCTest
 /// nginx serving a folder over HTTPS, with HTTP/2, on 127.0.0.1; its certificate
 /// is self-signed for 127.0.0.1 (made by openssl) and is its own CA, so a client
 /// trusts it only when told to. Started and stopped by a test. The access log
-/// has one line per request: "PROTOCOL CONNECTION URI STATUS".
+/// has one line per request: "PROTOCOL CONNECTION URI STATUS". With `proxyTo`, every
+/// request goes to the fixture server on that loopback port (HTTP/1.1, unbuffered, so its
+/// stalls, cuts and slow bodies reach the client as they happen) instead of the folder.
 final class TLSServer {
     let port: Int
     let certificate: String
     let accessLog: String
     private let process = Process()
 
-    init(root: String, in folder: URL) throws {
+    init(root: String, in folder: URL, proxyTo upstream: Int? = nil) throws {
         let directory = folder.appendingPathComponent("tls-server").path
         try FileManager.default.createDirectory(atPath: directory + "/temp", withIntermediateDirectories: true)
         certificate = directory + "/certificate.pem"
@@ -40,6 +42,15 @@ final class TLSServer {
             ssl_certificate \(certificate);
             ssl_certificate_key \(key);
             root \(root);
+            \(upstream.map { """
+            location / {
+              proxy_pass http://127.0.0.1:\($0);
+              proxy_http_version 1.1;
+              proxy_buffering off;
+              proxy_request_buffering off;
+              proxy_read_timeout 60s;
+            }
+            """ } ?? "")
           }
         }
         """

@@ -62,18 +62,22 @@ final class LineReaderTests: XCTestCase {
         let first = Array("http://a.test/1\n".utf8)
         XCTAssertEqual(first.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }, first.count)
         let writeEnd = ends[1]
-        // The producer sends more only after a pause; a reader that waits for a full
-        // sample gets everything only then.
+        // The producer sends more only once the first bytes were returned (or, as a safety net
+        // against a reader that waits for a full sample, after 20 s): a reader that waited gets
+        // its answer only after the producer's second write, and the order shows it.
+        let firstBytesReturned = DispatchSemaphore(value: 0)
+        let wroteMore = ManagedFlag()
         let producer = Thread {
-            Thread.sleep(forTimeInterval: 3)
+            _ = firstBytesReturned.wait(timeout: .now() + 20)
+            wroteMore.set()
             _ = "http://a.test/2\n".utf8CString.withUnsafeBytes { write(writeEnd, $0.baseAddress, 16) }
             close(writeEnd)
         }
         producer.start()
         let reader = LineReader(descriptor: ends[0], name: "-")
-        let started = Date()
         XCTAssertEqual(Array(try reader.firstBytes(limit: URLListReader.binarySampleSize)), first)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "the first URL waited for the producer's next one")
+        XCTAssertFalse(wroteMore.isSet, "the first URL waited for the producer's next one")
+        firstBytesReturned.signal()
         XCTAssertEqual(try reader.nextLine(), .text("http://a.test/1"), "the bytes looked at are not consumed")
         XCTAssertEqual(try reader.nextLine(), .text("http://a.test/2"))
         XCTAssertNil(try reader.nextLine())
@@ -97,4 +101,12 @@ final class LineReaderTests: XCTestCase {
         XCTAssertNoThrow(try URLListReader.checkReadable([latin1]))
         XCTAssertEqual(try URLListReader(paths: [latin1]).next(), .url(FetchItem(url: "http://a.test/1", origin: "\(latin1):2")))
     }
+}
+
+/// A flag one thread sets and another reads.
+private final class ManagedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }

@@ -78,14 +78,24 @@ final class MetadataISOBoxTests: XCTestCase {
     }
 
     func testEveryTruncationOfAHandBuiltHEIFIsHandled() throws {
+        // Each prefix either is refused with a MetadataError (anything else thrown fails the test)
+        // or reads as a HEIF whose Make, when found, is the one in the file: a cut never invents
+        // a value, and the whole file still reads in full.
         let bytes = heif(exifInIdat: false)
+        var refused = 0
         for length in 0..<bytes.count {
             do {
-                _ = try MetadataReader.read(bytes: Array(bytes.prefix(length)), name: "cut.heic")
+                let metadata = try MetadataReader.read(bytes: Array(bytes.prefix(length)), name: "cut.heic")
+                XCTAssertTrue(metadata.make == nil || metadata.make == "Apple", "\(length) bytes: make \(metadata.make ?? "")")
+                XCTAssertTrue(metadata.orientation == nil || metadata.orientation == 6, "\(length) bytes")
+                // The Exif payload ends the file: no prefix holds it whole, so none has its Make.
+                XCTAssertNil(metadata.make, "\(length) of \(bytes.count) bytes")
             } catch is MetadataError {
-                continue
+                refused += 1
             }
         }
+        XCTAssertGreaterThan(refused, 0, "the shortest prefixes are no HEIF at all")
+        XCTAssertEqual(try MetadataReader.read(bytes: bytes, name: "whole.heic").make, "Apple")
     }
 
     /// Zero-width iloc fields with 65,535 extents per item must not make a near-endless loop.
