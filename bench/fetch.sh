@@ -4,7 +4,10 @@
 # alternating runs in one session; prints files/s, MB/s, peak RSS and ratios.
 # A "curl+sync" row times curl plus syncing its files to disk, as shoebox does.
 #
-#   bash bench/fetch.sh [ROUNDS]        (default 3 rounds per tool and set)
+#   bash bench/fetch.sh [ROUNDS] [BASELINE]   (default 3 rounds per tool and set)
+#
+# BASELINE: another shoebox binary (say an earlier commit's .ci/build-release
+# output), timed in the same rounds as a "baseline" row: before/after a change.
 #
 # Sets: "small" (1,000 small JPEGs), "big" (200 12-megapixel JPEGs with EXIF+GPS,
 # about 1 GB; its first 40 are also timed alone), and a 100,000-URL list for
@@ -15,4 +18,6 @@ rounds=${1:-3}
 bash .ci/install-deps
 export PATH="/opt/swift/usr/bin:$PATH"
 shoebox=$(bash .ci/build-release) || exit 1
-exec python3 bench/fetch_bench.py --shoebox "$shoebox" --rounds "$rounds" --work bench/work
+baseline=()
+[ -n "${2:-}" ] && baseline=(--baseline "$2")
+exec python3 bench/fetch_bench.py --shoebox "$shoebox" --rounds "$rounds" --work bench/work "${baseline[@]}"

@@ -151,7 +151,7 @@ def write_list(work, port, folder, count, name):
     return path
 
 
-def tools(shoebox, work, url_list):
+def tools(shoebox, work, url_list, baseline=None):
     out = os.path.join(work, "out")
     def fresh():
         shutil.rmtree(out, ignore_errors=True)
@@ -161,7 +161,7 @@ def tools(shoebox, work, url_list):
     with open(url_list) as src, open(curl_config, "w") as dst:
         for i, line in enumerate(src):
             dst.write(f'url = "{line.strip()}"\noutput = "f{i}.jpg"\n')
-    return {
+    table = {
         "shoebox": (fresh, [shoebox, "fetch", url_list, "--library", out + "/lib", "--jobs", "16", "--per-host", "16"], None),
         "aria2c": (fresh, ["aria2c", "-q", "-j", "16", "-x", "1", "--max-connection-per-server=16", "--allow-overwrite=true",
                            "--auto-file-renaming=false", "--file-allocation=none", "-d", out, "-i", url_list], None),
@@ -170,11 +170,15 @@ def tools(shoebox, work, url_list):
         # (syncfs of the output's file system), as shoebox does before it reports.
         "curl+sync": (fresh, ["sh", "-c", '"$@" && sync -f .', "sh", *curl], out),
     }
+    if baseline:
+        # Another shoebox binary (an earlier commit's), timed in the same rounds: before/after.
+        table["baseline"] = (fresh, [baseline, "fetch", url_list, "--library", out + "/lib", "--jobs", "16", "--per-host", "16"], None)
+    return table
 
 
-def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server):
+def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server, baseline=None):
     results = {}
-    table = tools(shoebox, work, url_list)
+    table = tools(shoebox, work, url_list, baseline)
     for r in range(rounds):
         order = list(table) if r % 2 == 0 else list(reversed(table))
         for tool in order:
@@ -198,7 +202,7 @@ def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server)
         medians[tool] = t
         busy[tool] = statistics.median(r[4] for r in runs)
         print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB {cpu:8.3f} {server_cpu:12.2f} {busy[tool]:15.2f}")
-    for other in ("aria2c", "curl", "curl+sync"):
+    for other in ("aria2c", "curl", "curl+sync") + (("baseline",) if baseline else ()):
         print(f"shoebox vs {other}: {medians[other] / medians['shoebox']:.2f}x the throughput")
     # Client, server and the kernel's network work (softirq, charged to no process)
     # share this machine's cores: their busy time spread over every core is the
@@ -259,6 +263,7 @@ def main():
     ap.add_argument("--short-big", type=int, default=40)
     ap.add_argument("--small", type=int, default=1000)
     ap.add_argument("--huge-list", type=int, default=100000)
+    ap.add_argument("--baseline", help="another shoebox binary to time in the same rounds (before/after a change)")
     args = ap.parse_args()
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
@@ -268,9 +273,9 @@ def main():
         def size(folder, n):
             return sum(os.path.getsize(os.path.join(corpus, folder, f"IMG_{i:06d}.jpg")) for i in range(n))
         small = write_list(work, port, "small", args.small, "small.txt")
-        bench_set("small set", args.shoebox, work, small, args.small, size("small", args.small), args.rounds, nginx)
+        bench_set("small set", args.shoebox, work, small, args.small, size("small", args.small), args.rounds, nginx, args.baseline)
         big = write_list(work, port, "big", args.big, "big.txt")
-        bench_set("big set (12 MP)", args.shoebox, work, big, args.big, size("big", args.big), args.rounds, nginx)
+        bench_set("big set (12 MP)", args.shoebox, work, big, args.big, size("big", args.big), args.rounds, nginx, args.baseline)
         if 0 < args.short_big < args.big:
             short = write_list(work, port, "big", args.short_big, "short-big.txt")
             bench_set(f"big set, first {args.short_big} photos only (start and finish weigh more)", args.shoebox, work, short,
