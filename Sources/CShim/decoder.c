@@ -68,7 +68,8 @@ static int run_brotli(shim_decoder *decoder, const unsigned char **in, size_t *i
 /* After a gzip member's end: another member (RFC 1952 2.2: 1f 8b) starts a fresh
  * inflate; anything else is data after the end of the stream. The two magic bytes
  * may arrive in two reads, so a lone 0x1f is held. Returns 0 when the next member
- * started (or more input is needed to tell), 2 when no input is left, 3 for trailing data. */
+ * started, 4 when a 0x1f is held (more input is needed to tell), 2 when no input is
+ * left, 3 for trailing data. */
 static int next_gzip_member(shim_decoder *decoder, const unsigned char **in, size_t *in_left) {
     if (*in_left == 0) return 2;
     if (!decoder->has_pending) {
@@ -78,7 +79,7 @@ static int next_gzip_member(shim_decoder *decoder, const unsigned char **in, siz
             decoder->pending = 0x1f;
             *in += 1;
             *in_left -= 1;
-            return 2;
+            return 4;  /* perhaps a member's first byte: not an end until the next byte says so */
         }
         if ((*in)[1] != 0x8b) return 3;
         inflateReset(&decoder->zlib);
@@ -110,7 +111,7 @@ static int run_zlib(shim_decoder *decoder, const unsigned char **in, size_t *in_
         int next = next_gzip_member(decoder, in, in_left);
         if (next != 0) {
             *out_len = 0;
-            return next;
+            return next == 4 ? 0 : next;
         }
     }
     uInt offered = *in_left > UINT_MAX ? UINT_MAX : (uInt)*in_left;

@@ -74,6 +74,24 @@ final class FetchResumeTests: XCTestCase {
         XCTAssertEqual(seen.count, 3, "\(seen)")
         XCTAssertNil(seen.last?.range, "after the refused 206 the body is asked for whole")
     }
+
+    func testAnEmptyAnswerToTheRangeRequestNeverLeavesTheKeptHalfAsThePhoto() throws {
+        let (output, stored, whole, server) = try fetch("resume-empty", mode: "empty")
+        let seen = try requests(server, "resume-empty")
+        XCTAssertEqual(seen.dropFirst().first?.range, "bytes=\(size / 2)-", "\(seen)")
+        XCTAssertEqual(output.status, 0, "the retry after the empty answer asks for the whole body: " + output.stdout)
+        XCTAssertEqual(stored, whole, "stored whole, never the kept half")
+        XCTAssertNil(seen.last?.range, "after the empty answer the body is asked for whole")
+    }
+
+    func testARangeAnswerOfAnotherVersionIsNeverSplicedOnTheKeptHalf() throws {
+        let (output, stored, whole, server) = try fetch("resume-changed", mode: "lm-changed")
+        let seen = try requests(server, "resume-changed")
+        XCTAssertEqual(seen.dropFirst().first?.range, "bytes=\(size / 2)-", "\(seen)")
+        XCTAssertEqual(output.status, 0, output.stdout)
+        XCTAssertEqual(stored, whole, "the kept half of one version never gets the rest of another")
+        XCTAssertNil(seen.last?.range, "after the refused 206 the body is asked for whole")
+    }
 }
 
 private extension SHA256Hasher {

@@ -24,6 +24,21 @@ final class TransferControlsTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(elapsed, 2.5, "--limit-rate 500K must slow a 2 MB body down")
     }
 
+    func testABodyOverMaxSizeIsRejectedEvenWhenItsLastBytesArriveWhileUnpaused() throws {
+        // Chunked, no length: only --max-size stops it, and under --limit-rate the refusing
+        // bytes are handed over while libcurl unpauses the transfer, which does not fail it.
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let urls = (0..<3).map { server.url("/big/rate-over-\($0)?size=1500000&cl=0") }
+        let output = try runner.fetch(urls, ["--limit-rate", "4M", "--max-size", "1M"])
+        XCTAssertEqual(output.status, 1, output.stderr)
+        for url in urls {
+            XCTAssertEqual(output.outcome(url), "rejected", output.stdout)
+        }
+        let originals = runner.library.appendingPathComponent("originals").path
+        XCTAssertEqual((FileManager.default.enumerator(atPath: originals)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jpg") }, [])
+    }
+
     func testLimitRateRefusesAValueThatIsNoRate() throws {
         let runner = try FetchRunner(self)
         let output = try runner.run(["--url", "http://127.0.0.1:1/x.jpg", "--limit-rate", "fast"])

@@ -19,9 +19,13 @@ struct TIFFExtent {
     private let fd: Int32
     private let size: Int64
     private var bigEndian = false
+    /// Array values read so far: one budget for the whole walk, so that many IFDs
+    /// pointing at one huge array cannot cost more than one such array.
+    private var valuesRead = 0
     /// The most IFDs and entries walked: a file past these is not judged.
     static let maxIFDs = 512
     static let maxEntriesPerIFD = 4096
+    /// The most array values (strip and tile offsets and lengths, SubIFDs) read in one walk.
     static let maxOffsetsPerArray = 4_000_000
 
     /// Judges the file at `path`.
@@ -106,9 +110,10 @@ struct TIFFExtent {
     }
 
     /// The values of a SHORT or LONG (or IFD) array entry; nil when it cannot be read.
-    private func values(_ entry: (type: Int, count: Int64, at: Int64)) -> [Int64]? {
+    private mutating func values(_ entry: (type: Int, count: Int64, at: Int64)) -> [Int64]? {
         let unit = Self.typeSize(entry.type)
-        guard [3, 4, 13].contains(entry.type), entry.count <= Self.maxOffsetsPerArray else { return nil }
+        guard [3, 4, 13].contains(entry.type), entry.count <= Int64(Self.maxOffsetsPerArray - valuesRead) else { return nil }
+        valuesRead += Int(entry.count)
         let length = Int64(unit) * entry.count
         guard entry.at >= 0, entry.at + length <= size, let bytes = read(at: entry.at, count: Int(length)) else {
             return entry.count == 0 ? [] : nil

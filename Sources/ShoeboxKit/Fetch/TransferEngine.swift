@@ -218,7 +218,14 @@ public final class TransferEngine: @unchecked Sendable {
         for (handle, state) in active where state.heldByRate {
             guard rateBudget.allows(now: Self.now()) else { return }
             state.heldByRate = false
-            curl_easy_pause(handle, CURLPAUSE_CONT)
+            // libcurl hands the held bytes to the write callback inside this call; a refusal
+            // there comes back here only and libcurl goes on: the state keeps the reason, its
+            // write callback refuses every later byte, and the verdict fails the transfer.
+            let code = curl_easy_pause(handle, CURLPAUSE_CONT)
+            if code != CURLE_OK && state.abortReason == nil && !state.stoppedAfterStreamEnd {
+                state.abortReason = "transfer failed when resumed after --limit-rate: " + String(cString: curl_easy_strerror(code))
+            }
+
         }
     }
 
@@ -355,8 +362,9 @@ public final class TransferEngine: @unchecked Sendable {
         var sha256 = resuming ? (state.flushWrites() ? "" : nil) : state.completeWrites()
         let response = ResponseInfo(handle: handle)
         let verdict = TransferVerdict(code: code, response: response, state: state)
+        if verdict.dropsKeptBytes { state.discardFile() }
         if verdict.retryable && policy.allowsRetry(after: state.attempts) && !isCancelled {
-            if !resuming { state.discardFile() }
+            if !resuming || verdict.dropsKeptBytes { state.discardFile() }
             state.restartFromListedURL()
             let wait = policy.delay(after: state.attempts, retryAfter: response.retryAfter)
             state.attempts += 1

@@ -241,6 +241,7 @@ final class TransferState {
             && (declared < 0 || Int64(declared) == resume.total - resume.offset)
             && ResponseInfo.header(handle, "Content-Encoding") == nil
             && (etag == nil || !resume.validator.hasPrefix("\"") || etag == resume.validator)
+            && (resume.validator.hasPrefix("\"") || ResponseInfo.header(handle, "Last-Modified").map { $0 == resume.validator } != false)
         if !fits {
             let shown = range.isEmpty ? "no Content-Range" : "Content-Range '\(range.prefix(80))'"
             abortReason = "resumed download refused: HTTP 206 with \(shown), not '\(expected)' for the \(resume.offset) bytes kept; starting over"
@@ -326,6 +327,9 @@ final class TransferState {
     /// Called by curl's write callback; returns the number of bytes consumed
     /// (anything else makes curl abort the transfer, but `pauseWrites`).
     func receive(_ data: UnsafeRawBufferPointer) -> Int {
+        // Refused once (a limit, a write, data after the stream's end): refused for good, also
+        // when libcurl goes on after a refusal it was handed while unpausing (--limit-rate).
+        if abortReason != nil || writeError != nil || stoppedAfterStreamEnd { return 0 }
         if let rateBudget, !data.isEmpty {
             guard rateBudget.allows(now: TransferEngine.now()) else {
                 heldByRate = true

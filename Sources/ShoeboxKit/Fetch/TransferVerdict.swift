@@ -9,6 +9,8 @@ struct TransferVerdict {
     private(set) var retryable = false
     /// The response was refused by a limit (--max-size), not failed: outcome `rejected`.
     private(set) var refused = false
+    /// The bytes kept for resuming cannot be completed: the next attempt starts from byte 0.
+    private(set) var dropsKeptBytes = false
     /// Said of a body that is stored all the same.
     private(set) var warnings: [String] = []
 
@@ -25,7 +27,9 @@ struct TransferVerdict {
         }
         // An error status decides whatever became of its page (drained, cut short, stalled):
         // a 404 whose page breaks off is still a 404, never retried.
-        if code == CURLE_OK || (response.status ?? 0) >= 400
+        // A refusal made while libcurl handed over paused bytes (--limit-rate) does not end
+        // the transfer with an error: the reason set then still decides.
+        if (code == CURLE_OK && (state.abortReason == nil || state.stoppedAfterStreamEnd)) || (response.status ?? 0) >= 400
             || (code == CURLE_WRITE_ERROR && state.discardedErrorBody && state.abortReason == nil)
             || (code == CURLE_WRITE_ERROR && state.stoppedAfterStreamEnd) {
             judgeResponse(response, state: state)
@@ -54,7 +58,13 @@ struct TransferVerdict {
             failure = "HTTP 206 Partial Content: the server sent part of the file though no range was asked"
             retryable = true
         } else if (200..<300).contains(status) {
-            if let handle = state.handle, let range = ResponseInfo.header(handle, "Content-Range"),
+            if state.resume != nil && !state.continuing {
+                // Bytes were kept for a Range request, and the answer brought no body at all
+                // (a 204, an empty 200): the kept part must not pass for the photo.
+                failure = "resumed request answered HTTP \(status) with no body: the \(state.bytes) bytes kept are dropped and the download starts over"
+                retryable = true
+                dropsKeptBytes = true
+            } else if let handle = state.handle, let range = ResponseInfo.header(handle, "Content-Range"),
                let part = Self.partOfWhole(contentRange: range, received: state.bytes) {
                 // Meaningless on a 200 by the letter of HTTP, but a server that says it sent
                 // part of a file is taken at its word: a part must not pass for the photo.

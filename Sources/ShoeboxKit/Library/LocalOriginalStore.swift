@@ -65,15 +65,18 @@ public final class LocalOriginalStore: OriginalStore {
         let source = stagedPath(sha256)
         let components = path.split(separator: "/").map(String.init)
         guard components.count >= 2, let name = components.last else { throw storeError(layout.absolute(path), "publish", EINVAL) }
-        let folder = try openFolder(components.dropLast())
-        guard shim_renameat_noreplace(source, folder, name) == 0 else {
-            let code = errno
-            // The same content already in place (an earlier publish interrupted before it was recorded).
-            guard code == EEXIST, Self.contentMatches(folder: folder, name: name, sha256: sha256) else {
-                throw storeError(layout.absolute(path), "publish", code)
+        // Under the lock: the folder's descriptor stays open (and means that folder) until the rename is done.
+        try openFolders.withLock { folders in
+            let folder = try openFolder(components.dropLast(), in: &folders)
+            guard shim_renameat_noreplace(source, folder, name) == 0 else {
+                let code = errno
+                // The same content already in place (an earlier publish interrupted before it was recorded).
+                guard code == EEXIST, Self.contentMatches(folder: folder, name: name, sha256: sha256) else {
+                    throw storeError(layout.absolute(path), "publish", code)
+                }
+                unlink(source)
+                return
             }
-            unlink(source)
-            return
         }
     }
 
@@ -91,26 +94,30 @@ public final class LocalOriginalStore: OriginalStore {
     /// component at a time with O_NOFOLLOW: a symbolic link inside the library (say
     /// `originals/2020` pointing elsewhere) is refused, never written through. Descriptors
     /// are kept for the run (at most `maxOpenFolders`).
-    private func openFolder(_ components: ArraySlice<String>) throws -> Int32 {
+    private func openFolder(_ components: ArraySlice<String>, in folders: inout [String: Int32]) throws -> Int32 {
         let key = components.joined(separator: "/")
-        return try openFolders.withLock { folders in
-            if let fd = folders[key] { return fd }
-            if folders.count >= Self.maxOpenFolders {
-                for fd in folders.values { close(fd) }
-                folders.removeAll()
-            }
-            var fd = open(layout.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0 else { throw storeError(layout.root, "open", errno) }
-            var walked = layout.root
-            for component in components {
-                walked += "/" + component
-                let next = try Self.openChild(component, of: fd, path: walked, library: layout.root)
-                close(fd)
-                fd = next
-            }
-            folders[key] = fd
-            return fd
+        if let fd = folders[key] { return fd }
+        if folders.count >= Self.maxOpenFolders {
+            for fd in folders.values { close(fd) }
+            folders.removeAll()
         }
+        var fd = open(layout.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw storeError(layout.root, "open", errno) }
+        var walked = layout.root
+        for component in components {
+            walked += "/" + component
+            let next: Int32
+            do {
+                next = try Self.openChild(component, of: fd, path: walked, library: layout.root)
+            } catch {
+                close(fd)
+                throw error
+            }
+            close(fd)
+            fd = next
+        }
+        folders[key] = fd
+        return fd
     }
 
     private static let maxOpenFolders = 256

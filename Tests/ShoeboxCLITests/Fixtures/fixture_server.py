@@ -27,7 +27,8 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /resumable/KEY?size=N&mode=ok|ignore|shifted|lm  N bytes (JPEG magic + a pattern) with Accept-Ranges and
         ETag "KEY-1" (mode=lm: Last-Modified only); the first request without Range is cut at half;
         a request with Range: bytes=S- and a matching If-Range gets 206 with the rest (mode=ignore:
-        200 with the whole body; mode=shifted: a 206 that starts 1000 bytes past S); later requests
+        200 with the whole body; mode=shifted: a 206 that starts 1000 bytes past S; mode=empty: an
+        empty 200; mode=lm-changed: a 206 of a newer version with another Last-Modified); later requests
         without Range get the whole body
   /resumable-whole/KEY?size=N                     the same body, whole (reference bytes)
   /_requests/KEY  JSON: per request to KEY, its Range and If-Range headers and the body bytes sent
@@ -571,7 +572,7 @@ class Handler(BaseHTTPRequestHandler):
         n = self.note("resumable/" + key)
         body = self.resumable_body(key, int(q.get("size", "2000000")))
         mode = q.get("mode", "ok")
-        validator = {"Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT"} if mode == "lm" else {"ETag": '"%s-1"' % key}
+        validator = {"Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT"} if mode in ("lm", "lm-changed") else {"ETag": '"%s-1"' % key}
         asked = self.headers.get("Range")
         if_range = self.headers.get("If-Range")
         entry = {"range": asked, "if_range": if_range, "sent": 0}
@@ -581,6 +582,18 @@ class Handler(BaseHTTPRequestHandler):
         start = None
         if asked and asked.startswith("bytes=") and asked.endswith("-") and if_range in validator.values():
             start = int(asked[6:-1])
+        if start is not None and mode == "empty":
+            # A Range request answered with an empty 200: nothing to complete the kept part with.
+            self.send_response(200)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if start is not None and mode == "lm-changed":
+            # Range honoured, If-Range ignored: the rest of a newer version, same length.
+            headers["Last-Modified"] = "Wed, 02 Dec 2026 10:00:00 GMT"
+            body = self.resumable_body(key + "-v2", len(body))
         if start is not None and mode != "ignore" and start < len(body):
             first = start + 1000 if mode == "shifted" else start
             part = body[first:]

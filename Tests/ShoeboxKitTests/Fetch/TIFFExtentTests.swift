@@ -59,4 +59,22 @@ final class TIFFExtentTests: XCTestCase {
         XCTAssertEqual(try judge(huge), .unknown)
         XCTAssertEqual(try judge(Array("not a tiff at all".utf8)), .unknown)
     }
+
+    func testManyIFDsPointingAtOneHugeArrayShareOneBudget() throws {
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xFF) } }
+        // 64 IFDs in a chain, each with StripOffsets and StripByteCounts of 1,000,000 values
+        // that all point at the same 4 MB of zeros: 128 million values if each were read.
+        let count = 1_000_000, ifds = 64, ifdSize = 2 + 2 * 12 + 4
+        let arrayAt = 8 + ifds * ifdSize
+        var bytes: [UInt8] = [0x49, 0x49, 42, 0] + le32(8)
+        for index in 0..<ifds {
+            let next = index + 1 < ifds ? 8 + (index + 1) * ifdSize : 0
+            bytes += le16(2) + le16(273) + le16(4) + le32(count) + le32(arrayAt)
+            bytes += le16(279) + le16(4) + le32(count) + le32(arrayAt) + le32(next)
+        }
+        bytes += [UInt8](repeating: 0, count: 4 * count)
+        // Read in full, every value would be a zero-length strip inside the file: "whole".
+        XCTAssertEqual(try judge(bytes), .unknown, "past the walk's budget the structure is not judged")
+    }
 }
