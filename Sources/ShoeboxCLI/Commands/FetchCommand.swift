@@ -165,7 +165,8 @@ public enum FetchCommand: Command {
         }
         if let given = arguments.value("cookie-jar") {
             let file = try HomeFolderPath.expand(given, option: "cookie-jar", environment: environment)
-            let folder = (file as NSString).deletingLastPathComponent
+            // Cut at the last "/" by hand: NSString's deletingLastPathComponent traps on a bare "~".
+            let folder = file.lastIndex(of: "/").map { String(file[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ""
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder), isFolder.boolValue,
                   FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder) else {

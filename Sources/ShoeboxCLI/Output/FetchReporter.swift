@@ -96,7 +96,8 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         guard holder.hasPrefix("pid "), let pid = Int(holder.dropFirst(4)),
               let data = FileManager.default.contents(atPath: "\(proc)/\(pid)/cmdline"), !data.isEmpty else { return shown }
         var words = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        if let program = words.first { words[0] = (program as NSString).lastPathComponent }
+        // Cut at the last "/" by hand: NSString's lastPathComponent traps on a bare "~".
+        if let program = words.first, let name = program.split(separator: "/").last { words[0] = String(name) }
         var command = words.joined(separator: " ")
         if command.count > 80 { command = String(command.prefix(79)) + "…" }
         return "\(shown) (\(TerminalText.oneLine(command)))"

@@ -25,8 +25,8 @@ enum AtomicFileWriter {
     /// with `temporaryPrefix`), renamed into place when complete: `path` holds either
     /// its old content or all of the new. The temporary file is removed on failure.
     static func write(_ bytes: [UInt8], to path: String, temporaryPrefix: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        let temporary = (folder.isEmpty ? "" : folder + "/") + temporaryPrefix + UUID().uuidString
+        let folder = FolderPath.containing(path)
+        let temporary = (folder == "." ? "" : folder == "/" ? "/" : folder + "/") + temporaryPrefix + UUID().uuidString
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw POSIXFileError(path: path, operation: "writing", code: errno)
