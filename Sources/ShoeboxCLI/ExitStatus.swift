@@ -1,3 +1,5 @@
+import ShoeboxKit
+
 /// Exit statuses, documented in the manual.
 public enum ExitStatus {
     /// Everything succeeded.
@@ -14,4 +16,21 @@ public enum ExitStatus {
     public static let interrupted: Int32 = 130
     /// Standard output was closed by its reader (128 + SIGPIPE, as for a process SIGPIPE ends).
     public static let outputClosed: Int32 = 141
+
+    /// The one table from errors to exit statuses: every command that stops on an error
+    /// exits with the status this gives it.
+    public static func of(_ error: Error) -> Int32 {
+        switch error {
+        case is UsageError, is FetchRunError, is URLListReader.ReadError:
+            return usage
+        case LibraryError.locked, CatalogError.busy:
+            return libraryLocked
+        case LibraryError.waitInterrupted, VerifyError.interrupted:
+            return interrupted
+        case LibraryError.unsupportedStore, VerifyError.catalogHealthy, GalleryError.insideLibraryFolder:
+            return usage
+        default:
+            return libraryUnusable
+        }
+    }
 }

@@ -9,6 +9,7 @@ public enum FetchCommand: Command {
         arguments: "[LIST ...]",
         options: [
             LibraryOption.spec,
+            LibraryOption.storeSpec,
             OptionSpec("url", .values("URL"), help: "A URL to fetch, besides the lists."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Transfers at once.", default: "16"),
             OptionSpec("per-host", .value("N"), help: "Connections to one host at once.", default: "6"),
@@ -49,7 +50,7 @@ public enum FetchCommand: Command {
     )
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        var configuration = FetchRun.Configuration(layout: try LibraryOption.layout(arguments, console: console))
+        var configuration = FetchRun.Configuration(library: try LibraryOption.configuration(arguments, console: console))
         configuration.options = try options(from: arguments, environment: console.environment)
         configuration.lists = arguments.positionals
         configuration.urls = arguments.values("url")
@@ -195,17 +196,10 @@ public enum FetchCommand: Command {
             } else {
                 console.error("fetch: \(error)")
             }
-            return ExitStatus.usage
-        case let error as URLListReader.ReadError:
-            console.error("fetch: \(error)")
-            return ExitStatus.usage
-        case let error as LibraryError:
-            console.error("fetch: \(error)")
-            if case .locked = error { return ExitStatus.libraryLocked }
-            return ExitStatus.libraryUnusable
+            return ExitStatus.of(error)
         default:
             console.error("fetch: \(error)")
-            return ExitStatus.libraryUnusable
+            return ExitStatus.of(error)
         }
     }
 }

@@ -8,6 +8,7 @@ public enum GalleryCommand: Command {
         abstract: "Write a static HTML gallery of the thumbnails.",
         options: [
             LibraryOption.spec,
+            LibraryOption.storeSpec,
             OptionSpec("out", short: "o", .value("DIR"), help: "Folder for index.html.", default: "LIBRARY/gallery"),
             OptionSpec("gps", help: "Show GPS coordinates in captions."),
             OptionSpec("json", help: "Print the result as one JSON object on stdout."),
@@ -23,7 +24,7 @@ public enum GalleryCommand: Command {
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let trap = InterruptExit.trap("gallery", console: console)
         defer { withExtendedLifetime(trap) {} }
-        let layout = try LibraryOption.layout(arguments, console: console)
+        let configuration = try LibraryOption.configuration(arguments, console: console)
         if let out = arguments.value("out"), out.isEmpty {
             throw UsageError.invalidValue(option: "out", value: out, expected: "a folder (an empty one would be the current folder)")
         }
@@ -35,16 +36,11 @@ public enum GalleryCommand: Command {
         }
         let result: GalleryWriter.Result
         do {
-            try layout.requireExisting()
-            let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true, checkIntegrity: false)
-            result = try GalleryWriter(libraryRoot: layout.root, catalog: catalog).write(to: out, showGPS: arguments.flag("gps"))
-        } catch let error as GalleryError {
-            console.error("gallery: \(error)")
-            if case .insideLibraryFolder = error { return ExitStatus.usage }
-            return ExitStatus.libraryUnusable
+            let library = try Library.openForReading(configuration)
+            let catalog = try library.openCatalog(readOnly: true, checkIntegrity: false)
+            result = try GalleryWriter(library: library, catalog: catalog).write(to: out, showGPS: arguments.flag("gps"))
         } catch {
-            console.error("gallery: \(error)")
-            return ExitStatus.libraryUnusable
+            return LibraryFailure.status(for: error, command: "gallery", console: console)
         }
         if arguments.flag("json") {
             console.out(JSONLine.encode(["page": result.page, "images": result.images,

@@ -9,6 +9,7 @@ public enum InspectCommand: Command {
         arguments: "[PATH ...]",
         options: [
             LibraryOption.spec,
+            LibraryOption.storeSpec,
             OptionSpec("json", help: "Print a JSON array, one object per file, compatible with `exiftool -json -n`."),
             OptionSpec("all", short: "a", help: "Also print every EXIF tag, grouped by IFD (IFD0, ExifIFD, GPS, Interop, IFD1)."),
         ],
@@ -33,15 +34,15 @@ public enum InspectCommand: Command {
             guard arguments.value("library") != nil || console.environment["SHOEBOX_LIBRARY"] != nil else {
                 throw UsageError.missingArgument("PATH: give files or directories to inspect, or --library DIR")
             }
-            let layout = try LibraryOption.layout(arguments, console: console)
+            let configuration = try LibraryOption.configuration(arguments, console: console)
             do {
-                try layout.requireExisting()
-                let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true, checkIntegrity: false)
+                let opened = try Library.openForReading(configuration)
+                let catalog = try opened.openCatalog(readOnly: true, checkIntegrity: false)
                 defer { catalog.close() }
-                paths = try catalog.allOriginals().map { layout.absolute($0.path) }
+                let store = try opened.store()
+                paths = try catalog.allOriginals().map { store.location(of: $0.path) }
             } catch {
-                console.error("inspect: \(error)")
-                return ExitStatus.libraryUnusable
+                return LibraryFailure.status(for: error, command: "inspect", console: console)
             }
         } else {
             let expansion = PhotoFileFinder.expand(arguments.positionals.map { resolve($0, library: library) })

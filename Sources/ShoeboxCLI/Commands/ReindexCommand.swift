@@ -8,6 +8,7 @@ public enum ReindexCommand: Command {
         abstract: "Rebuild the catalog from originals/ and the journal.",
         options: [
             LibraryOption.spec,
+            LibraryOption.storeSpec,
             OptionSpec("force", help: "Rebuild even when the current catalog is healthy (it is kept beside the new one)."),
             OptionSpec("json", help: "Print the report as one JSON object on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files hashed at once.", default: "the number of cores"),
@@ -27,9 +28,10 @@ public enum ReindexCommand: Command {
     )
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let layout = try LibraryOption.layout(arguments, console: console)
+        let configuration = try LibraryOption.configuration(arguments, console: console)
+        let layout = configuration.layout
         var reindexer = LibraryReindexer(
-            layout: layout, force: arguments.flag("force"),
+            configuration: configuration, force: arguments.flag("force"),
             jobs: try arguments.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256))
         reindexer.waitForLock = arguments.flag("wait")
         let stopper = reindexer
@@ -39,12 +41,6 @@ public enum ReindexCommand: Command {
         let report: ReindexReport
         do {
             report = try reindexer.run()
-        } catch let error as VerifyError {
-            console.clearProgress()
-            console.error("reindex: \(error)")
-            if case .catalogHealthy = error { return ExitStatus.usage }
-            if case .interrupted = error { return ExitStatus.interrupted }
-            return ExitStatus.libraryUnusable
         } catch LibraryError.waitInterrupted(let path) {
             console.clearProgress()
             console.error("reindex: interrupted while waiting for the lock of \(path); nothing was done")

@@ -8,6 +8,7 @@ public enum ThumbsCommand: Command {
         abstract: "Make thumbnail sets of the originals (libvips shrink-on-load).",
         options: [
             LibraryOption.spec,
+            LibraryOption.storeSpec,
             OptionSpec("size", short: "s", .values("SPEC"),
                        help: "N bounds the longer side, WxH a box; also comma-separated lists.", default: "256,1024"),
             OptionSpec("format", .value("jpeg|webp|avif"), help: "Thumbnail encoding.", default: "jpeg"),
@@ -37,22 +38,19 @@ public enum ThumbsCommand: Command {
     )
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let layout = try LibraryOption.layout(arguments, console: console)
+        let configuration = try LibraryOption.configuration(arguments, console: console)
         let options = try options(from: arguments)
         let json = arguments.flag("json")
-        let lock: LibraryLock
-        let catalog: SQLiteCatalog
+        let library: Library
+        let catalog: Catalog
         do {
-            try layout.requireExisting()
-            lock = try LibraryLock(layout: layout, mode: .exclusive, wait: arguments.flag("wait"))
-            catalog = try SQLiteCatalog(path: layout.catalog)
+            library = try Library.openForWriting(configuration, creating: false, waiting: Library.Waiting(wait: arguments.flag("wait")))
+            catalog = try library.openCatalog()
         } catch {
-            console.error("thumbs: \(error)")
-            if case LibraryError.locked = error { return ExitStatus.libraryLocked }
-            return ExitStatus.libraryUnusable
+            return LibraryFailure.status(for: error, command: "thumbs", console: console)
         }
-        defer { withExtendedLifetime(lock) {} }
-        let updater = ThumbnailUpdater(libraryRoot: layout.root, catalog: catalog, options: options)
+        defer { withExtendedLifetime(library) {} }
+        let updater = ThumbnailUpdater(library: library, catalog: catalog, options: options)
         let trap = SignalTrap { _ in updater.cancel() }
         defer { withExtendedLifetime(trap) {} }
         var total = 0
@@ -77,8 +75,7 @@ public enum ThumbsCommand: Command {
             }
         } catch {
             console.clearProgress()
-            console.error("thumbs: \(error)")
-            return ExitStatus.libraryUnusable
+            return LibraryFailure.status(for: error, command: "thumbs", console: console)
         }
         console.clearProgress()
         console.note("thumbs: \(Counted.text(summary.originals, "original")): \(summary.upToDate) up to date, \(summary.failed) failed; "

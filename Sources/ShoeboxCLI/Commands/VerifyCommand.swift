@@ -8,6 +8,7 @@ public enum VerifyCommand: Command {
         abstract: "Check that every original is still there, bit for bit, with its metadata.",
         options: [
             LibraryOption.spec,
+            LibraryOption.storeSpec,
             OptionSpec("quick", help: "Compare sizes only (no hashing, no EXIF)."),
             OptionSpec("json", help: "Print one JSON object per problem on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files checked at once.", default: "the number of cores"),
@@ -28,9 +29,10 @@ public enum VerifyCommand: Command {
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let trap = InterruptExit.trap("verify", console: console)
         defer { withExtendedLifetime(trap) {} }
-        let layout = try LibraryOption.layout(arguments, console: console)
+        let configuration = try LibraryOption.configuration(arguments, console: console)
+        let layout = configuration.layout
         var verifier = LibraryVerifier(
-            layout: layout, quick: arguments.flag("quick"),
+            configuration: configuration, quick: arguments.flag("quick"),
             jobs: try arguments.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256))
         verifier.waitForLock = arguments.flag("wait")
         if console.stderrIsTerminal { verifier.progress = progressLine(console) }

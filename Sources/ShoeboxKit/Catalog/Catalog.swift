@@ -3,6 +3,12 @@
 ///
 /// Writes are grouped with `transaction`: the fetch engine records a batch of
 /// finished downloads in one commit.
+///
+/// Races, as an implementation must honour them: `insertOriginal` fails on a sha256
+/// or path already recorded (a unique constraint, never check-then-insert across
+/// writers); `insertOriginalIfAbsent` is the same insert that reports "already there"
+/// instead of failing; whole-table reads (`all…`) are for small tables and tests,
+/// `originals(after:limit:)` pages through any size.
 public protocol Catalog: AnyObject {
     /// Runs `body` in one transaction: all its writes are committed together or not at all.
     func transaction<T>(_ body: () throws -> T) throws -> T
@@ -15,6 +21,12 @@ public protocol Catalog: AnyObject {
     func hasOriginal(pathIgnoringCase path: String) throws -> Bool
     /// Inserts a new original; fails if its sha256 or path is already recorded.
     func insertOriginal(_ record: OriginalRecord) throws
+    /// Inserts `record` unless an original with its sha256 is recorded; false when one is
+    /// (then nothing changes). Atomic: two writers inserting the same content get one row.
+    func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool
+    /// At most `limit` originals whose path sorts after `path` (from the first when nil),
+    /// ordered by path: a paged cursor over the catalog.
+    func originals(after path: String?, limit: Int) throws -> [OriginalRecord]
     /// Every original, ordered by path ("library order").
     func allOriginals() throws -> [OriginalRecord]
     func countOriginals() throws -> Int
@@ -25,10 +37,16 @@ public protocol Catalog: AnyObject {
     /// Inserts or replaces the row for `record.url`.
     func upsertSource(_ record: SourceRecord) throws
     func sources(sha256: String) throws -> [SourceRecord]
+    /// Every source, ordered by URL.
+    func allSources() throws -> [SourceRecord]
+    func countSources() throws -> Int
 
     func thumbnails(sha256: String) throws -> [ThumbnailRecord]
     func allThumbnails() throws -> [ThumbnailRecord]
     /// Inserts or replaces the row for `record.path`.
     func upsertThumbnail(_ record: ThumbnailRecord) throws
     func removeThumbnail(path: String) throws
+
+    /// Ends the connection (also at deinit); no call may follow.
+    func close()
 }

@@ -288,6 +288,22 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         }
     }
 
+    public func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool {
+        try transaction {
+            if try original(sha256: record.sha256) != nil { return false }
+            try insertOriginal(record)
+            return true
+        }
+    }
+
+    public func originals(after path: String?, limit: Int) throws -> [OriginalRecord] {
+        try locked {
+            try connection.query(
+                "SELECT \(originalColumns) FROM originals WHERE path > ? ORDER BY path LIMIT ?",
+                [.text(path ?? ""), .integer(Int64(limit))], Self.original)
+        }
+    }
+
     public func allOriginals() throws -> [OriginalRecord] {
         try locked {
             try connection.query("SELECT \(originalColumns) FROM originals ORDER BY path", [], Self.original)

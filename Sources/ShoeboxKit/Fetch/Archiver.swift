@@ -141,7 +141,7 @@ final class Archiver {
         let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256, contentDisposition: transfer.contentDisposition)
         let path = try discarding(file) {
             try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
-                if reservedPaths.contains(CaseFoldedPath.fold($0)) || store.exists(path: $0) { return true }
+                if try reservedPaths.contains(CaseFoldedPath.fold($0)) || store.exists(path: $0) { return true }
                 return try catalog.hasOriginal(pathIgnoringCase: $0)
             }
         }
@@ -163,7 +163,7 @@ final class Archiver {
     /// Puts back the file of a catalogued original that is gone from the library (deleted
     /// by hand, lost to a disk) with the same bytes, just downloaded; drops them otherwise.
     private func restoreIfMissing(_ original: OriginalRecord, from file: StagingFile, _ result: inout FetchResult) throws {
-        guard restoring[original.sha256] == nil, !store.exists(path: original.path) else {
+        guard restoring[original.sha256] == nil, !(try store.exists(path: original.path)) else {
             store.discard(file)
             return
         }

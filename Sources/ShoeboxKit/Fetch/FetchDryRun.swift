@@ -14,11 +14,12 @@ public enum FetchDryRun {
         try URLListReader.checkReadable(configuration.lists)
         let layout = configuration.layout
         try LibraryAccess.requireReadable(layout)
+        let library = Library.unchecked(configuration.library)
         // Without a writer at work and with no WAL left, the catalog file is all there is:
         // opened immutable, SQLite creates no -shm/-wal beside it. Otherwise those exist already.
-        let idle = access(layout.catalog + "-wal", F_OK) != 0 && LibraryLock.writer(of: layout) == nil
-        let catalog: SQLiteCatalog? = access(layout.catalog, F_OK) == 0
-            ? try SQLiteCatalog(path: layout.catalog, readOnly: true, checkIntegrity: false, immutable: idle) : nil
+        let idle = access(layout.catalog + "-wal", F_OK) != 0 && library.currentWriter == nil
+        let catalog: Catalog? = library.hasCatalog
+            ? try library.openCatalog(readOnly: true, checkIntegrity: false, immutable: idle) : nil
         defer { catalog?.close() }
         let seen = URLDeduplicator()
 

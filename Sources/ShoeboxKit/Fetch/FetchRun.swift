@@ -5,7 +5,8 @@ import Foundation
 /// is interrupted.
 public final class FetchRun: @unchecked Sendable {
     public struct Configuration: Sendable {
-        public var layout: LibraryLayout
+        public var library: LibraryConfiguration
+        public var layout: LibraryLayout { library.layout }
         public var options = FetchOptions()
         /// List files; "-" is stdin.
         public var lists: [String] = []
@@ -24,8 +25,12 @@ public final class FetchRun: @unchecked Sendable {
             URLListReader(paths: lists, shownNames: spooledLists.mapValues(URLListReader.shownName))
         }
 
+        public init(library: LibraryConfiguration) {
+            self.library = library
+        }
+
         public init(layout: LibraryLayout) {
-            self.layout = layout
+            self.init(library: LibraryConfiguration(layout: layout))
         }
     }
 
@@ -84,24 +89,25 @@ public final class FetchRun: @unchecked Sendable {
         }
 
         let layout = configuration.layout
-        try LibraryAccess.requireReadable(layout)
-        let store = try LocalOriginalStore(layout: layout)
-        let writerLock: LibraryLock
+        let library: Library
         do {
-            writerLock = try LibraryLock(layout: layout, wait: configuration.waitForLock, isCancelled: { cancelFlag.isSet },
-                                         onWait: { observer.fetchWaitsForLock(library: layout.root, holder: $0) })
+            library = try Library.openForWriting(
+                configuration.library, creating: true,
+                waiting: Library.Waiting(wait: configuration.waitForLock, isCancelled: { [cancelFlag] in cancelFlag.isSet },
+                                         onWait: { [observer] in observer.fetchWaitsForLock(library: layout.root, holder: $0) }))
         } catch LibraryError.waitInterrupted {
             return interruptedBeforeStart()
         }
-        defer { withExtendedLifetime(writerLock) {} }
-        let catalog = try SQLiteCatalog(path: layout.catalog)
+        defer { withExtendedLifetime(library) {} }
+        let store = try library.store()
+        let catalog = try library.openCatalog()
         // Checked a moment ago by the first connection.
-        let lookupCatalog = try SQLiteCatalog(path: layout.catalog, checkIntegrity: false)
-        try LibraryRecovery.run(store: store, catalog: catalog)
-        let journal = try Journal(path: layout.journal)
+        let lookupCatalog = try library.openCatalog(checkIntegrity: false)
+        try library.recover(catalog: catalog)
+        let journal = try library.openChangeLog()
 
         total = ListCounter.count(lists: lists, extra: configuration.urls.count)
-        let engine = try TransferEngine(options: configuration.options, store: store)
+        let engine = try TransferEngine(options: configuration.options, staging: store)
         lock.lock()
         self.engine = engine
         lock.unlock()

@@ -78,7 +78,7 @@ struct RequestSource {
         }
         if configuration.options.refresh {
             // An original whose file is gone is asked for whole: a 304 would leave it gone.
-            if let original = try catalog.original(sha256: sha256), !store.exists(path: original.path) {
+            if let original = try catalog.original(sha256: sha256), !(try store.exists(path: original.path)) {
                 return TransferRequest(item: item)
             }
             return TransferRequest(item: item, etag: known.etag, lastModified: known.lastModified)

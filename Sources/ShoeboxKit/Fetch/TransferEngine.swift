@@ -7,7 +7,8 @@ import Foundation
 /// Everything here runs on the thread that calls `run`; `cancel` may be called from any thread.
 public final class TransferEngine: @unchecked Sendable {
     private let options: FetchOptions
-    private let store: OriginalStore
+    /// Where bodies are written: all the engine knows of storage.
+    private let staging: UploadStaging
     private let policy: RetryPolicy
     private let multi: UnsafeMutableRawPointer
     private var idleHandles: [UnsafeMutableRawPointer] = []
@@ -40,9 +41,9 @@ public final class TransferEngine: @unchecked Sendable {
 
     /// Throws `FetchRunError.invalidOption` when the memory for `options.jobs`
     /// transfers' buffers is refused.
-    public init(options: FetchOptions, store: OriginalStore) throws {
+    public init(options: FetchOptions, staging: UploadStaging) throws {
         self.options = options
-        self.store = store
+        self.staging = staging
         policy = RetryPolicy(maxRetries: options.retries, baseDelay: options.retryBaseDelay, maxWait: options.maxRetryWait)
         do {
             buffers = try BufferPool(size: Self.bufferSize(jobs: options.jobs), limit: options.jobs + 16)
@@ -122,7 +123,7 @@ public final class TransferEngine: @unchecked Sendable {
                 case .request(let request):
                     start(TransferState(
                         request: request, attempts: 1, maxSize: options.maxSize, stallTimeout: options.stallTimeout,
-                        store: store, buffers: buffers, storesUnprovenBodies: options.allowUnprovenEnd))
+                        staging: staging, buffers: buffers, storesUnprovenBodies: options.allowUnprovenEnd))
                 case .waiting: inputWaiting = true
                 case .end: inputDone = true
                 }

@@ -8,7 +8,7 @@ final class TransferState {
     let request: TransferRequest
     var attempts: Int
     let maxSize: Int64
-    let store: OriginalStore
+    let staging: UploadStaging
     let buffers: BufferPool
 
     private(set) var file: StagingFile?
@@ -95,7 +95,7 @@ final class TransferState {
     /// Whether a body whose end cannot be proven is stored (with a warning) instead of failed.
     let storesUnprovenBodies: Bool
 
-    init(request: TransferRequest, attempts: Int, maxSize: Int64, stallTimeout: Double, store: OriginalStore,
+    init(request: TransferRequest, attempts: Int, maxSize: Int64, stallTimeout: Double, staging: UploadStaging,
          buffers: BufferPool, storesUnprovenBodies: Bool = false) {
         self.storesUnprovenBodies = storesUnprovenBodies
         self.buffers = buffers
@@ -103,7 +103,7 @@ final class TransferState {
         self.request = request
         self.attempts = attempts
         self.maxSize = maxSize
-        self.store = store
+        self.staging = staging
         url = request.item.url
     }
 
@@ -312,7 +312,7 @@ final class TransferState {
     func discardFile() {
         resume = nil
         writer?.abandon()
-        if let file { store.discard(file) }
+        if let file { staging.discard(file) }
         file = nil
         writer = nil
     }
@@ -491,7 +491,7 @@ final class TransferState {
         }
         do {
             if writer == nil {
-                let file = try store.makeStagingFile()
+                let file = try staging.makeStagingFile()
                 self.file = file
                 writer = BodyWriter(file: file, buffers: buffers)
             }

@@ -15,6 +15,11 @@ public struct GalleryWriter {
         public var missingOriginals: Int = 0
     }
 
+    /// The gallery of `library`, from `catalog`.
+    public init(library: Library, catalog: Catalog) {
+        self.init(libraryRoot: library.layout.root, catalog: catalog)
+    }
+
     public init(libraryRoot: String, catalog: Catalog) {
         self.libraryRoot = libraryRoot
         self.catalog = catalog

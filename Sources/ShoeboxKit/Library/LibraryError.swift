@@ -15,6 +15,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case notWritable(path: String, reason: String)
     case diskFull(path: String)
     case missingLibrary
+    /// --store names a kind of store shoebox does not know.
+    case unsupportedStore(url: String)
     /// A command that reads a library was pointed at a folder that does not exist.
     case doesNotExist(path: String)
     /// The folder exists but holds no catalog.
@@ -52,6 +54,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
         case .permissionDenied(let path, let kind, let owner, let mode, let user):
             return "permission denied: \(kind) \(path) is owned by \(owner) (mode \(mode)) and cannot be read by \(user); "
                 + "run as \(owner), or have its permissions changed (nothing in it was touched)"
+        case .unsupportedStore(let url):
+            return "unsupported store '\(url)': --store takes s3://BUCKET[/PREFIX] (or nothing, for LIBRARY/originals/)"
         case .missingLibrary:
             return "no library given: pass --library DIR (or -L DIR), or set SHOEBOX_LIBRARY"
         }

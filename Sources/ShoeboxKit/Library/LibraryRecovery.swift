@@ -27,7 +27,7 @@ public enum LibraryRecovery {
             // Content restoring a missing original is staged before it is synced (its row
             // exists already), and after a power loss a rename can be on disk without the
             // bytes it named: only content that still hashes to its name is published.
-            if let original = try recordFor(sha256), !store.exists(path: original.path),
+            if let original = try recordFor(sha256), !(try store.exists(path: original.path)),
                store.stagedContentMatches(sha256: sha256) {
                 try store.publish(sha256: sha256, to: original.path)
                 report.published += 1

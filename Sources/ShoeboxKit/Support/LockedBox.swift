@@ -7,10 +7,10 @@ final class LockedBox<Value>: @unchecked Sendable {
 
     init(_ value: Value) { self.value = value }
 
-    func update<T>(_ body: (inout Value) -> T) -> T {
+    func update<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
-        return body(&value)
+        return try body(&value)
     }
 
     var current: Value { update { $0 } }

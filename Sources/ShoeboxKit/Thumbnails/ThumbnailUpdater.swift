@@ -11,6 +11,11 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     public var batchSize = 64
     let engine: ThumbnailEngine
 
+    /// Thumbnails of `library`'s originals, recorded in `catalog`.
+    public convenience init(library: Library, catalog: Catalog, options: ThumbnailOptions) {
+        self.init(libraryRoot: library.layout.root, catalog: catalog, options: options)
+    }
+
     public init(libraryRoot: String, catalog: Catalog, options: ThumbnailOptions) {
         self.libraryRoot = libraryRoot
         self.catalog = catalog

@@ -12,7 +12,8 @@ import Foundation
 /// `cancel` (Ctrl-C, SIGTERM) stops the run before the new catalog is put in place:
 /// `run` then throws `VerifyError.interrupted` and the previous catalog is left as it was.
 public struct LibraryReindexer: Sendable {
-    public let layout: LibraryLayout
+    public let configuration: LibraryConfiguration
+    public var layout: LibraryLayout { configuration.layout }
     public var force: Bool
     public var jobs: Int
     public var readMetadata: MetadataReading?
@@ -21,7 +22,12 @@ public struct LibraryReindexer: Sendable {
     private let cancellation = ManagedAtomicFlag()
 
     public init(layout: LibraryLayout, force: Bool = false, jobs: Int? = nil, readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
-        self.layout = layout
+        self.init(configuration: LibraryConfiguration(layout: layout), force: force, jobs: jobs, readMetadata: readMetadata)
+    }
+
+    public init(configuration: LibraryConfiguration, force: Bool = false, jobs: Int? = nil,
+                readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
+        self.configuration = configuration
         self.force = force
         self.jobs = jobs ?? ParallelLoop.defaultJobs
         self.readMetadata = readMetadata
@@ -41,11 +47,12 @@ public struct LibraryReindexer: Sendable {
         let start = Date()
         try LibraryVerifier.requireLibrary(layout)
         let cancellation = cancellation
-        let lock = try LibraryLock(layout: layout, mode: .exclusive, wait: waitForLock, isCancelled: { cancellation.isSet })
-        defer { withExtendedLifetime(lock) {} }
+        let library = try Library.openForWriting(
+            configuration, creating: true, waiting: Library.Waiting(wait: waitForLock, isCancelled: { cancellation.isSet }))
+        defer { withExtendedLifetime(library) {} }
         var report = ReindexReport()
-        report.previousCatalogState = try assessCurrentCatalog()
-        let store = try LocalOriginalStore(layout: layout)
+        report.previousCatalogState = try assessCurrentCatalog(library)
+        let store = try library.store()
         let journal = try Journal.readSalvaging(path: layout.journal, shouldStop: { cancellation.isSet })
         try stopIfCancelled()
         report.damagedJournalLines = journal.damagedLines
@@ -57,8 +64,8 @@ public struct LibraryReindexer: Sendable {
         }
         var entries = journal.entries
         if report.previousCatalogState == "replaced" {
-            let missing = try healthyCatalogEntriesMissing(from: JournalState(entries))
-            if !missing.isEmpty { try Journal(path: layout.journal).append(missing) }
+            let missing = try healthyCatalogEntriesMissing(library, from: JournalState(entries))
+            if !missing.isEmpty { try library.openChangeLog().append(missing) }
             report.entriesFromCatalog = missing.count
             entries += missing
         }
@@ -77,7 +84,7 @@ public struct LibraryReindexer: Sendable {
         let (originals, unjournaled) = try chooseOriginals(files, hashes: hashes, state: state, report: &report)
         try stopIfCancelled()
         if !unjournaled.isEmpty {
-            try Journal(path: layout.journal).append(unjournaled.map(JournalEntry.originalStored))
+            try library.openChangeLog().append(unjournaled.map(JournalEntry.originalStored))
         }
         let known = Set(originals.map(\.sha256))
         let sources = state.sources.values.filter { $0.sha256.map(known.contains) ?? true }.sorted { $0.url < $1.url }
@@ -96,10 +103,10 @@ public struct LibraryReindexer: Sendable {
     // MARK: Steps
 
     /// nil when there is no catalog; why it may be replaced otherwise; throws when it must not be.
-    private func assessCurrentCatalog() throws -> String? {
-        guard FileManager.default.fileExists(atPath: layout.catalog) else { return nil }
+    private func assessCurrentCatalog(_ library: Library) throws -> String? {
+        guard library.hasCatalog else { return nil }
         do {
-            let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+            let catalog = try library.openCatalog(readOnly: true)
             let count = try catalog.countOriginals()
             let sources = try catalog.countSources()
             let isEmpty = count == 0 && sources == 0
@@ -118,8 +125,8 @@ public struct LibraryReindexer: Sendable {
 
     /// What a healthy catalog knows that the journal does not (a journal cut short or
     /// damaged): journaled before the rebuild, so --force never loses a row.
-    private func healthyCatalogEntriesMissing(from state: JournalState) throws -> [JournalEntry] {
-        let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+    private func healthyCatalogEntriesMissing(_ library: Library, from state: JournalState) throws -> [JournalEntry] {
+        let catalog = try library.openCatalog(readOnly: true)
         defer { catalog.close() }
         let (originals, sources, thumbnails) = try catalog.transaction {
             (try catalog.allOriginals(), try catalog.allSources(), try catalog.allThumbnails())
@@ -130,7 +137,7 @@ public struct LibraryReindexer: Sendable {
     }
 
     /// The rule of `LibraryRecovery` (the one fetch follows), with the journal as the record.
-    private func recoverStaged(store: LocalOriginalStore, state: JournalState, report: inout ReindexReport) throws {
+    private func recoverStaged(store: OriginalStore, state: JournalState, report: inout ReindexReport) throws {
         let recovery = try LibraryRecovery.run(store: store) { state.originals[$0] }
         report.stagedPublished += recovery.published
         report.tempFilesRemoved += recovery.partialsRemoved + recovery.dropped

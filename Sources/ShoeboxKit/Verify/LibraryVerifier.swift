@@ -13,7 +13,9 @@ import Foundation
 /// `waitForLock` it takes the lock shared instead, after the writer is done, so none runs
 /// meanwhile. Hashes originals on `jobs` threads.
 public struct LibraryVerifier: Sendable {
-    public let layout: LibraryLayout
+    /// The library checked: every catalog and store it reads comes from here.
+    public let library: Library
+    public var layout: LibraryLayout { library.layout }
     public var quick: Bool
     public var jobs: Int
     public var readMetadata: MetadataReading?
@@ -25,7 +27,12 @@ public struct LibraryVerifier: Sendable {
     var launcher = ThreadLauncher.system
 
     public init(layout: LibraryLayout, quick: Bool = false, jobs: Int? = nil, readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
-        self.layout = layout
+        self.init(configuration: LibraryConfiguration(layout: layout), quick: quick, jobs: jobs, readMetadata: readMetadata)
+    }
+
+    public init(configuration: LibraryConfiguration, quick: Bool = false, jobs: Int? = nil,
+                readMetadata: MetadataReading? = LibraryVerifier.defaultMetadataReader) {
+        library = Library.unchecked(configuration)
         self.quick = quick
         self.jobs = jobs ?? ParallelLoop.defaultJobs
         self.readMetadata = readMetadata
@@ -37,13 +44,13 @@ public struct LibraryVerifier: Sendable {
     public func run() throws -> VerifyReport {
         let start = Date()
         try Self.requireLibrary(layout)
-        let lock = waitForLock ? try Self.sharedLock(layout, wait: true) : nil
+        let lock = waitForLock ? try sharedLock(wait: true) : nil
         defer { withExtendedLifetime(lock) {} }
-        let writerAtStart = waitForLock ? nil : LibraryLock.writer(of: layout)
+        let writerAtStart = waitForLock ? nil : library.currentWriter
         guard FileManager.default.fileExists(atPath: layout.catalog) else {
             throw VerifyError.catalogMissing(path: layout.catalog, library: layout.root)
         }
-        let catalog = try SQLiteCatalog(path: layout.catalog, readOnly: true)
+        let catalog = try library.openCatalog(readOnly: true)
         let (originals, thumbnails) = try catalog.transaction { (try catalog.allOriginals(), try catalog.allThumbnails()) }
         catalog.close()
 
@@ -73,7 +80,7 @@ public struct LibraryVerifier: Sendable {
             VerifyProblem(kind: .leftoverTemp, path: $0.shown, detail: "thumbnail left half-written by an interrupted run; the next thumbs removes it")
         }
         // A running writer's temp files and files it is publishing are its own work in progress.
-        report.writer = waitForLock ? nil : writerAtStart ?? LibraryLock.writer(of: layout)
+        report.writer = waitForLock ? nil : writerAtStart ?? library.currentWriter
         if report.writer != nil {
             let writers = findings.filter { $0.kind == .pendingPublish } + temporary
             report.writerFilesSkipped = writers.count
@@ -118,7 +125,7 @@ public struct LibraryVerifier: Sendable {
     private func addedSinceSnapshot(_ unknown: [LibraryFile]) -> Set<[UInt8]> {
         let candidates = unknown.filter { $0.hasUTF8Name && $0.isRegular }
         guard !candidates.isEmpty,
-              let catalog = try? SQLiteCatalog(path: layout.catalog, readOnly: true, checkIntegrity: false) else { return [] }
+              let catalog = try? library.openCatalog(readOnly: true, checkIntegrity: false) else { return [] }
         defer { catalog.close() }
         return Set(candidates.compactMap { file in
             (try? catalog.original(path: file.path)) != nil ? file.pathKey : nil
@@ -200,9 +207,9 @@ public struct LibraryVerifier: Sendable {
     private static func leftover(_ file: LibraryFile) -> VerifyProblem? {
         let name = (file.path as NSString).lastPathComponent
         let what: String
-        if name.hasSuffix(".part") {
+        if LocalStagingArea.isPartialDownload(name: name) {
             what = "partial download left by an interrupted run"
-        } else if name.hasSuffix(".staged") {
+        } else if LocalStagingArea.stagedHash(name: name) != nil {
             what = "complete download left unpublished by an interrupted run"
         } else {
             what = "temp file left by an interrupted run"
@@ -216,8 +223,7 @@ public struct LibraryVerifier: Sendable {
 
     /// The hash a `.tmp/<sha256>.staged` file holds, nil for other temp files.
     private static func stagedHash(_ file: LibraryFile) -> String? {
-        let name = (file.path as NSString).lastPathComponent
-        return name.hasSuffix(".staged") ? String(name.dropLast(7)) : nil
+        LocalStagingArea.stagedHash(name: (file.path as NSString).lastPathComponent)
     }
 
     // MARK: Library access
@@ -237,9 +243,9 @@ public struct LibraryVerifier: Sendable {
 
     /// The shared lock, so no writer runs meanwhile. A library on read-only media
     /// without a lock file cannot have a writer: no lock is needed there.
-    private static func sharedLock(_ layout: LibraryLayout, wait: Bool) throws -> LibraryLock? {
+    private func sharedLock(wait: Bool) throws -> WriterCoordination? {
         let canHaveWriter = FileManager.default.fileExists(atPath: layout.lockFile) || access(layout.root, W_OK) == 0
         guard canHaveWriter else { return nil }
-        return try LibraryLock(layout: layout, mode: .shared, wait: wait)
+        return try library.holdWritersOff(wait: wait)
     }
 }

@@ -11,16 +11,21 @@ final class RequestSourceTests: XCTestCase {
         func original(path: String) throws -> OriginalRecord? { throw error }
         func hasOriginal(pathIgnoringCase path: String) throws -> Bool { throw error }
         func insertOriginal(_ record: OriginalRecord) throws { throw error }
+        func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool { throw error }
+        func originals(after path: String?, limit: Int) throws -> [OriginalRecord] { throw error }
         func allOriginals() throws -> [OriginalRecord] { throw error }
         func countOriginals() throws -> Int { throw error }
         func source(url: String) throws -> SourceRecord? { throw error }
         func hasSources() throws -> Bool { true }
         func upsertSource(_ record: SourceRecord) throws { throw error }
         func sources(sha256: String) throws -> [SourceRecord] { throw error }
+        func allSources() throws -> [SourceRecord] { throw error }
+        func countSources() throws -> Int { throw error }
         func thumbnails(sha256: String) throws -> [ThumbnailRecord] { throw error }
         func allThumbnails() throws -> [ThumbnailRecord] { throw error }
         func upsertThumbnail(_ record: ThumbnailRecord) throws { throw error }
         func removeThumbnail(path: String) throws { throw error }
+        func close() {}
     }
 
     func testACatalogThatCannotAnswerStopsTheRunInsteadOfRefetchingEverything() throws {

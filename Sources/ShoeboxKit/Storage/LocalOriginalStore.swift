@@ -2,20 +2,14 @@ import CShim
 import Foundation
 import Synchronization
 
-/// Originals in a local folder: `LIBRARY/originals/...`, staged in `LIBRARY/.tmp/`.
-///
-/// Downloads stream into `.tmp/<random>.part`; complete content becomes
-/// `.tmp/<sha256>.staged`, whose sync starts at once in the background;
-/// `syncStaged` waits for the whole batch's syncs, then syncs the staging folder
-/// once; `publish` renames it into place, read-only, never replacing a file.
-public final class LocalOriginalStore: OriginalStore {
+/// Originals in a local folder: `LIBRARY/originals/...`, staged in `LIBRARY/.tmp/`
+/// (`LocalStagingArea`). `publish` renames staged content into place, read-only,
+/// never replacing a file, through folder descriptors that never follow a link.
+public final class LocalOriginalStore: OriginalStore, @unchecked Sendable {
     public let layout: LibraryLayout
-    /// Syncs staged files as they come, and closes them when the batch is synced.
-    private let syncer = BackgroundSyncer()
+    public let staging: LocalStagingArea
     /// Folders below the root that originals are published into, open (see `openFolder`).
     private let openFolders = Mutex<[String: Int32]>([:])
-    private static let partialSuffix = ".part"
-    private static let stagedSuffix = ".staged"
 
     deinit {
         openFolders.withLock { folders in
@@ -23,50 +17,34 @@ public final class LocalOriginalStore: OriginalStore {
         }
     }
 
-    public init(layout: LibraryLayout) throws {
+    /// `creating: false` for readers: no folder is made (a writer makes the missing ones).
+    public init(layout: LibraryLayout, creating: Bool = true) throws {
         self.layout = layout
-        try Self.makeDirectory(layout.root, library: layout.root)
-        try Self.makeDirectory(layout.originals, library: layout.root)
-        try Self.makeDirectory(layout.staging, library: layout.root)
-    }
-
-    public func makeStagingFile() throws -> StagingFile {
-        for _ in 0..<8 {
-            let path = layout.staging + "/" + UUID().uuidString.lowercased() + Self.partialSuffix
-            // Created read-only: this descriptor may still write, and the original
-            // never needs a chmod after publishing.
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
-            if fd >= 0 { return StagingFile(path: path, descriptor: fd) }
-            if errno != EEXIST { throw storeError(path, "create", errno) }
+        if creating {
+            try Self.makeDirectory(layout.root, library: layout.root)
+            try Self.makeDirectory(layout.originals, library: layout.root)
         }
-        throw storeError(layout.staging, "create a staging file in", EEXIST)
+        staging = try LocalStagingArea(folder: layout.staging, library: layout.root, creating: creating)
     }
 
-    public func stage(_ file: StagingFile, sha256: String) throws {
-        let target = stagedPath(sha256)
-        guard rename(file.path, target) == 0 else {
-            let code = errno
-            close(file.descriptor)
-            unlink(file.path)
-            throw storeError(target, "stage", code)
-        }
-        syncer.start(file.descriptor)
-    }
+    public var displayName: String { layout.root }
 
-    public func syncStaged() throws {
-        if let code = syncer.finish() { throw storeError(layout.staging, "sync", code) }
-        let directory = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { throw storeError(layout.staging, "open", errno) }
-        defer { close(directory) }
-        guard fsync(directory) == 0 else { throw storeError(layout.staging, "sync", errno) }
-    }
+    public func makeStagingFile() throws -> StagingFile { try staging.makeStagingFile() }
+    public func discard(_ file: StagingFile) { staging.discard(file) }
+    public func stage(_ file: StagingFile, sha256: String) throws { try staging.stage(file, sha256: sha256) }
+    public func syncStaged() throws { try staging.sync() }
+    public func discardStaged(sha256: String) { staging.discardStaged(sha256: sha256) }
+    public func pendingStaged() throws -> [String] { try staging.pendingStaged() }
+    public func stagedContentMatches(sha256: String) -> Bool { staging.stagedContentMatches(sha256: sha256) }
+    public func removePartialDownloads() throws -> Int { try staging.removePartialDownloads() }
 
-    public func publish(sha256: String, to path: String) throws {
-        let source = stagedPath(sha256)
+    @discardableResult
+    public func publish(sha256: String, to path: String) throws -> PublishOutcome {
+        let source = staging.stagedPath(sha256)
         let components = path.split(separator: "/").map(String.init)
         guard components.count >= 2, let name = components.last else { throw storeError(layout.absolute(path), "publish", EINVAL) }
         // Under the lock: the folder's descriptor stays open (and means that folder) until the rename is done.
-        try openFolders.withLock { folders in
+        return try openFolders.withLock { folders in
             let folder = try openFolder(components.dropLast(), in: &folders)
             guard shim_renameat_noreplace(source, folder, name) == 0 else {
                 let code = errno
@@ -75,8 +53,9 @@ public final class LocalOriginalStore: OriginalStore {
                     throw storeError(layout.absolute(path), "publish", code)
                 }
                 unlink(source)
-                return
+                return .alreadyPresent
             }
+            return .created
         }
     }
 
@@ -149,54 +128,84 @@ public final class LocalOriginalStore: OriginalStore {
         throw LibraryError.cannotCreate(path: path, reason: "it keeps changing")
     }
 
-    public func discard(_ file: StagingFile) {
-        close(file.descriptor)
-        unlink(file.path)
-    }
-
-    public func discardStaged(sha256: String) {
-        unlink(stagedPath(sha256))
-    }
-
-    public func pendingStaged() throws -> [String] {
-        try stagingEntries().filter { $0.hasSuffix(Self.stagedSuffix) }.map { String($0.dropLast(Self.stagedSuffix.count)) }
-    }
-
-    public func stagedContentMatches(sha256: String) -> Bool {
-        (try? SHA256Hasher.hashFile(atPath: stagedPath(sha256)).sha256) == sha256
-    }
-
-    public func removePartialDownloads() throws -> Int {
-        var removed = 0
-        for name in try stagingEntries() where name.hasSuffix(Self.partialSuffix) {
-            if unlink(layout.staging + "/" + name) == 0 { removed += 1 }
-        }
-        return removed
-    }
-
-    public func exists(path: String) -> Bool {
+    public func exists(path: String) throws -> Bool {
         access(layout.absolute(path), F_OK) == 0
     }
 
-    public func localPath(for path: String) -> String {
-        layout.absolute(path)
+    public func size(path: String) throws -> Int64? {
+        var info = stat()
+        guard stat(layout.absolute(path), &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw POSIXFileError(path: layout.absolute(path), operation: "read", code: errno)
+        }
+        return Int64(info.st_size)
     }
 
-    private func stagedPath(_ sha256: String) -> String {
-        layout.staging + "/" + sha256 + Self.stagedSuffix
+    public func read(path: String, offset: Int64, count: Int) throws -> [UInt8] {
+        let absolute = layout.absolute(path)
+        let fd = open(absolute, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw POSIXFileError(path: absolute, operation: "open", code: errno) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: max(0, count))
+        var done = 0
+        while done < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw POSIXFileError(path: absolute, operation: "read", code: errno) }
+            if got == 0 { break }
+            done += got
+        }
+        bytes.removeSubrange(done...)
+        return bytes
     }
 
-    private func stagingEntries() throws -> [String] {
-        do {
-            return try FileManager.default.contentsOfDirectory(atPath: layout.staging)
-        } catch {
-            throw LibraryError.notWritable(path: layout.staging, reason: "cannot list it")
+    public func stream(path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let absolute = layout.absolute(path)
+        let fd = open(absolute, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw POSIXFileError(path: absolute, operation: "open", code: errno) }
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let got = Glibc.read(fd, buffer.baseAddress!, buffer.count)
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw POSIXFileError(path: absolute, operation: "read", code: errno) }
+            if got == 0 { return }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<got]))
         }
     }
 
+    public func withLocalFile<T>(path: String, _ body: (String) throws -> T) throws -> T {
+        try body(layout.absolute(path))
+    }
+
+    public func list(under folder: String, _ each: (StoredOriginal) throws -> Void) throws {
+        var failure: Error?
+        let unreadable = DirectoryWalker.walk(layout.absolute(folder)) { entry in
+            guard failure == nil, let name = String(validating: entry.relativePath, as: UTF8.self) else { return }
+            let file = LibraryFile(path: folder + "/" + name, info: entry.info)
+            guard file.isRegular else { return }
+            do { try each(StoredOriginal(path: file.path, bytes: file.bytes, modified: file.modified)) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        if let denied = unreadable.first {
+            let shown = denied.relativePath.isEmpty ? folder : folder + "/" + DirectoryWalker.shown(denied.relativePath)
+            throw POSIXFileError(path: layout.absolute(shown), operation: "list", code: denied.code)
+        }
+    }
+
+    public func remove(path: String) throws {
+        guard unlink(layout.absolute(path)) == 0 || errno == ENOENT else {
+            throw POSIXFileError(path: layout.absolute(path), operation: "remove", code: errno)
+        }
+    }
+
+    public func location(of path: String) -> String {
+        layout.absolute(path)
+    }
+
     private func storeError(_ path: String, _ operation: String, _ code: Int32) -> Error {
-        if code == ENOSPC || code == EDQUOT { return LibraryError.diskFull(path: layout.root) }
-        return POSIXFileError(path: path, operation: operation, code: code)
+        staging.error(path, operation, code)
     }
 
     /// mkdir -p, with errors that say what to do.

@@ -1,0 +1,17 @@
+/// What the user said about where a library is and what backs it: the input of the
+/// composition root (`Library`).
+public struct LibraryConfiguration: Sendable {
+    /// The library folder: catalog, journal, lock, thumbnails, gallery (and the originals
+    /// with the default store).
+    public var layout: LibraryLayout
+    /// Where the originals are.
+    public var store: StoreLocation
+    /// The environment credentials and endpoints come from (AWS_* for S3).
+    public var environment: [String: String]
+
+    public init(layout: LibraryLayout, store: StoreLocation = .libraryFolder, environment: [String: String] = [:]) {
+        self.layout = layout
+        self.store = store
+        self.environment = environment
+    }
+}

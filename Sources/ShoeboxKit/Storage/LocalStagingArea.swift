@@ -1,0 +1,110 @@
+import Foundation
+
+/// Downloads in progress and content not yet published, in a local folder
+/// (`LIBRARY/.tmp/`), whatever store the originals go to: the staging side of
+/// `LocalOriginalStore` and of `S3OriginalStore`.
+///
+/// Downloads stream into `<random>.part`; complete content becomes `<sha256>.staged`,
+/// whose sync starts at once in the background; `sync` waits for the whole batch's
+/// syncs, then syncs the folder once. The `.part` and `.staged` names are this type's
+/// alone.
+public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
+    public let folder: String
+    /// The library folder, for "disk full" messages.
+    private let library: String
+    /// Syncs staged files as they come, and closes them when the batch is synced.
+    private let syncer = BackgroundSyncer()
+    private static let partialSuffix = ".part"
+    private static let stagedSuffix = ".staged"
+
+    /// `creating: false` for readers: nothing is made.
+    public init(folder: String, library: String, creating: Bool = true) throws {
+        self.folder = folder
+        self.library = library
+        if creating { try LocalOriginalStore.makeDirectory(folder, library: library) }
+    }
+
+    /// Whether a file name in a staging folder is a partial download (verify's notices).
+    public static func isPartialDownload(name: String) -> Bool {
+        name.hasSuffix(partialSuffix)
+    }
+
+    /// The hash whose content a staging file name holds (`<sha256>.staged`), nil for others.
+    public static func stagedHash(name: String) -> String? {
+        name.hasSuffix(stagedSuffix) ? String(name.dropLast(stagedSuffix.count)) : nil
+    }
+
+    public func makeStagingFile() throws -> StagingFile {
+        for _ in 0..<8 {
+            let path = folder + "/" + UUID().uuidString.lowercased() + Self.partialSuffix
+            // Created read-only: this descriptor may still write, and the original
+            // never needs a chmod after publishing.
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
+            if fd >= 0 { return StagingFile(path: path, descriptor: fd) }
+            if errno != EEXIST { throw error(path, "create", errno) }
+        }
+        throw error(folder, "create a staging file in", EEXIST)
+    }
+
+    public func discard(_ file: StagingFile) {
+        close(file.descriptor)
+        unlink(file.path)
+    }
+
+    public func stage(_ file: StagingFile, sha256: String) throws {
+        let target = stagedPath(sha256)
+        guard rename(file.path, target) == 0 else {
+            let code = errno
+            close(file.descriptor)
+            unlink(file.path)
+            throw error(target, "stage", code)
+        }
+        syncer.start(file.descriptor)
+    }
+
+    public func sync() throws {
+        if let code = syncer.finish() { throw error(folder, "sync", code) }
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw error(folder, "open", errno) }
+        defer { close(directory) }
+        guard fsync(directory) == 0 else { throw error(folder, "sync", errno) }
+    }
+
+    /// The file holding staged content `sha256`.
+    public func stagedPath(_ sha256: String) -> String {
+        folder + "/" + sha256 + Self.stagedSuffix
+    }
+
+    public func discardStaged(sha256: String) {
+        unlink(stagedPath(sha256))
+    }
+
+    public func pendingStaged() throws -> [String] {
+        try entries().filter { $0.hasSuffix(Self.stagedSuffix) }.map { String($0.dropLast(Self.stagedSuffix.count)) }
+    }
+
+    public func stagedContentMatches(sha256: String) -> Bool {
+        (try? SHA256Hasher.hashFile(atPath: stagedPath(sha256)).sha256) == sha256
+    }
+
+    public func removePartialDownloads() throws -> Int {
+        var removed = 0
+        for name in try entries() where name.hasSuffix(Self.partialSuffix) {
+            if unlink(folder + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    private func entries() throws -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            throw LibraryError.notWritable(path: folder, reason: "cannot list it")
+        }
+    }
+
+    func error(_ path: String, _ operation: String, _ code: Int32) -> Error {
+        if code == ENOSPC || code == EDQUOT { return LibraryError.diskFull(path: library) }
+        return POSIXFileError(path: path, operation: operation, code: code)
+    }
+}
