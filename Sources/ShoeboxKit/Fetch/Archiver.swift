@@ -137,10 +137,10 @@ final class Archiver {
         } catch {
             result.warnings.append("metadata: \(error)")
         }
-        let (folder, takenAt, datedBy) = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: transfer.lastModified)
+        let dated = CaptureDate.forDownload(metadata: metadata, lastModified: transfer.lastModified)
         let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256, contentDisposition: transfer.contentDisposition)
         let path = try discarding(file) {
-            try LibraryPathPlanner.uniquePath(folder: folder, stem: stem, fileExtension: format.fileExtension) {
+            try LibraryPathPlanner.uniquePath(folder: dated.folder, stem: stem, fileExtension: format.fileExtension) {
                 if try reservedPaths.contains(CaseFoldedPath.fold($0)) || store.exists(path: $0) { return true }
                 return try catalog.hasOriginal(pathIgnoringCase: $0)
             }
@@ -151,7 +151,7 @@ final class Archiver {
 
         let record = OriginalRecord(
             sha256: sha256, path: path, bytes: bytes, contentType: format.mimeType,
-            width: metadata?.width, height: metadata?.height, takenAt: takenAt, datedBy: datedBy,
+            width: metadata?.width, height: metadata?.height, takenAt: dated.takenAt, datedBy: dated.source,
             make: metadata?.make, model: metadata?.model,
             gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude, gpsAltitude: metadata?.gps?.altitude,
             orientation: metadata?.orientation, addedAt: Timestamp.iso8601())

@@ -69,9 +69,10 @@ public struct PhotoMetadata: Sendable, Equatable {
         warnings = []
     }
 
-    /// The capture time used to date an original: DateTimeOriginal, then
-    /// CreateDate (DateTimeDigitized), then DateTime.
+    /// The first EXIF capture time written, as written, in `CaptureDate`'s order, for
+    /// display (`inspect`); it may not be plausible. What dates an original is
+    /// `CaptureDate.exif(_:)`.
     public var bestCaptureDate: String? {
-        dateTimeOriginal ?? createDate ?? modifyDate
+        CaptureDate.written(in: self).first
     }
 }

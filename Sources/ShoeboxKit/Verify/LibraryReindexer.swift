@@ -230,12 +230,12 @@ public struct LibraryReindexer: Sendable {
         let absolute = layout.absolute(file.path)
         let metadata = readMetadata.flatMap { try? $0(absolute) }
         let modified = time_t(file.modified)
-        let captured = metadata.flatMap(MetadataComparison.captureDate)
+        let dated = CaptureDate.forFile(metadata: metadata, modified: modified)
         return OriginalRecord(
             sha256: sha256, path: file.path, bytes: file.bytes,
             contentType: format.mimeType,
             width: metadata?.width, height: metadata?.height,
-            takenAt: captured ?? Timestamp.exif(modified), datedBy: captured == nil ? .fileTime : .exif,
+            takenAt: dated.takenAt, datedBy: dated.source,
             make: metadata?.make, model: metadata?.model,
             gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude,
             gpsAltitude: metadata?.gps?.altitude, orientation: metadata?.orientation,

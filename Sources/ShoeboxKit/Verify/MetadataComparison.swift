@@ -7,12 +7,12 @@ enum MetadataComparison {
     static func differences(recorded: OriginalRecord, read metadata: PhotoMetadata) -> [String] {
         var differences: [String] = []
         // takenAt may be a fallback (Last-Modified, download time) when the file has no
-        // plausible EXIF date, so only such a date in the file is compared.
-        // Compared in EXIF's form; a date recorded as written before dates were checked
-        // against the calendar (2021:02:30) still matches its file.
-        let written = [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate]
-        if let date = captureDate(metadata), date != recorded.takenAt.flatMap(LibraryPathPlanner.canonicalEXIFDate) ?? recorded.takenAt,
-           !(recorded.takenAt.map(written.contains) ?? false) {
+        // plausible EXIF date, so only such a date in the file is compared, chosen as
+        // fetch chose it (CaptureDate.exif). Compared in EXIF's form; a date recorded as
+        // written before dates were checked against the calendar (2021:02:30) still
+        // matches its file.
+        if let date = CaptureDate.exif(metadata), date != recorded.takenAt.flatMap(CaptureDate.canonical) ?? recorded.takenAt,
+           !(recorded.takenAt.map(CaptureDate.written(in: metadata).contains) ?? false) {
             differences.append("capture time \(quoted(date)) but recorded \(quoted(recorded.takenAt))")
         }
         if normalized(metadata.make) != normalized(recorded.make) {
@@ -25,13 +25,6 @@ enum MetadataComparison {
             differences.append("GPS \(describe(metadata.gps)) but recorded \(describe(recorded))")
         }
         return differences
-    }
-
-    /// The capture time fetch records: the first plausible of DateTimeOriginal, CreateDate,
-    /// DateTime (cameras with an unset clock write "0000:00:00 00:00:00"), in EXIF's form.
-    static func captureDate(_ metadata: PhotoMetadata) -> String? {
-        [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate]
-            .lazy.compactMap { $0.flatMap(LibraryPathPlanner.canonicalEXIFDate) }.first
     }
 
     private static func normalized(_ text: String?) -> String? {

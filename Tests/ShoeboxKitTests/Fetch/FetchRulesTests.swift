@@ -268,12 +268,12 @@ final class FetchRulesTests: XCTestCase {
     func testPathPlanning() throws {
         var metadata = PhotoMetadata()
         metadata.dateTimeOriginal = "2019:12:31 23:59:59"
-        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil).folder, "2019/12/31")
+        XCTAssertEqual(CaptureDate.forDownload(metadata: metadata, lastModified: nil).folder, "2019/12/31")
         metadata.dateTimeOriginal = "0000:00:00 00:00:00"
         metadata.createDate = "2018:01:02 03:04:05"
-        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil).folder, "2018/01/02", "invalid DateTimeOriginal falls back")
-        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: "Wed, 21 Oct 2015 07:28:00 GMT").folder, "2015/10/21")
-        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: nil, now: 0).folder, "1970/01/01")
+        XCTAssertEqual(CaptureDate.forDownload(metadata: metadata, lastModified: nil).folder, "2018/01/02", "invalid DateTimeOriginal falls back")
+        XCTAssertEqual(CaptureDate.forDownload(metadata: nil, lastModified: "Wed, 21 Oct 2015 07:28:00 GMT").folder, "2015/10/21")
+        XCTAssertEqual(CaptureDate.forDownload(metadata: nil, lastModified: nil, downloadedAt: 0).folder, "1970/01/01")
 
         // Days not on the calendar fall back; other ways of writing a date are read, and recorded in EXIF's form.
         for (written, canonical) in [("2021:02:30 00:00:00", nil), ("2021:04:31 10:00:00", nil), ("2021:13:01 10:00:00", nil),
@@ -282,15 +282,15 @@ final class FetchRulesTests: XCTestCase {
                                      ("2021-05-06T07:08:09", "2021:05:06 07:08:09"), ("2021:05:06", "2021:05:06 00:00:00"),
                                      ("2021:05:06 07:08:09.123+02:00", "2021:05:06 07:08:09"),
                                      ("2021:05:06 25:61:00", "2021:05:06 00:00:00"), ("    :  :     :  :  ", nil)] {
-            XCTAssertEqual(LibraryPathPlanner.canonicalEXIFDate(written), canonical, written)
+            XCTAssertEqual(CaptureDate.canonical(written), canonical, written)
         }
         metadata = PhotoMetadata()
         metadata.dateTimeOriginal = "2021-05-06T07:08:09"
-        let iso = LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil)
+        let iso = CaptureDate.forDownload(metadata: metadata, lastModified: nil)
         XCTAssertEqual(iso.folder, "2021/05/06")
         XCTAssertEqual(iso.takenAt, "2021:05:06 07:08:09")
         metadata.dateTimeOriginal = "2021:02:30 00:00:00"
-        XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: metadata, lastModified: nil, now: 0).datedBy, .fetchTime)
+        XCTAssertEqual(CaptureDate.forDownload(metadata: metadata, lastModified: nil, downloadedAt: 0).source, .fetchTime)
 
         // Last-Modified: no future date, no year that libcurl would read as two digits.
         let now: time_t = 1_730_000_000  // 2024-10-27
@@ -301,7 +301,7 @@ final class FetchRulesTests: XCTestCase {
                                  ("Thu, 31 Apr 2021 00:00:00 GMT", "2024/10/27"), ("Mon, 29 Feb 2016 10:00:00 GMT", "2016/02/29"),
                                  ("Mon, 01 Jan 2024 10:00:00 -0500", "2024/01/01"), ("Sun, 31 Mar 2024 23:00:00 -0500", "2024/04/01"),
                                  ("Mon, 01 Jan 2024 01:00:00 +0200", "2023/12/31"), ("Sunday, 31-Mar-24 23:00:00 GMT", "2024/03/31")] {
-            XCTAssertEqual(LibraryPathPlanner.dateFolder(metadata: nil, lastModified: header, now: now).folder, folder, header)
+            XCTAssertEqual(CaptureDate.forDownload(metadata: nil, lastModified: header, downloadedAt: now).folder, folder, header)
         }
         XCTAssertEqual(LibraryPathPlanner.stem(url: "http://a.test/", sha256: "abcdef0123456789"), "abcdef012345")
         let taken: Set<String> = ["originals/2020/01/01/a.jpg", "originals/2020/01/01/a-2.jpg"]

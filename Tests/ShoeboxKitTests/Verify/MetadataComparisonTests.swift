@@ -53,7 +53,7 @@ final class MetadataComparisonTests: XCTestCase {
     func testCaptureDateSkipsAnUnsetClockLikeFetch() {
         var metadata = metadata(date: "0000:00:00 00:00:00")
         metadata.createDate = "2022:02:02 02:02:02"
-        XCTAssertEqual(MetadataComparison.captureDate(metadata), "2022:02:02 02:02:02")
+        XCTAssertEqual(CaptureDate.exif(metadata), "2022:02:02 02:02:02")
         XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2022:02:02 02:02:02"), read: metadata), [])
         XCTAssertEqual(MetadataComparison.differences(recorded: record(takenAt: "2026:01:01 00:00:00"), read: metadata).count, 1)
     }
