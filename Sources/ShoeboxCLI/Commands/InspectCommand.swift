@@ -26,6 +26,8 @@ public enum InspectCommand: Command {
         defer { withExtendedLifetime(trap) {} }
         let json = arguments.flag("json"), all = arguments.flag("all")
         let paths: [String]
+        /// Where library paths are read from when the originals are not local files.
+        var store: OriginalStore?
         var unlisted: [UnlistedFolder] = []
         let library = try arguments.value("library").map {
             try HomeFolderPath.expand($0, option: "library", environment: console.environment)
@@ -39,8 +41,13 @@ public enum InspectCommand: Command {
                 let opened = try Library.openForReading(configuration)
                 let catalog = try opened.openCatalog(readOnly: true, checkIntegrity: false)
                 defer { catalog.close() }
-                let store = try opened.store()
-                paths = try catalog.allOriginals().map { store.location(of: $0.path) }
+                let originals = try opened.store()
+                if originals is LocalOriginalStore {
+                    paths = try catalog.allOriginals().map { originals.location(of: $0.path) }
+                } else {
+                    paths = try catalog.allOriginals().map(\.path)
+                    store = originals
+                }
             } catch {
                 return LibraryFailure.status(for: error, command: "inspect", console: console)
             }
@@ -60,7 +67,7 @@ public enum InspectCommand: Command {
         let showProgress = isatty(STDOUT_FILENO) == 0 && paths.count > 1
         if json { console.out("[") }
         // Formatting runs on the reader threads; printing stays in input order here.
-        MetadataBatch.read(paths, includeAllTags: all, transform: { item in
+        MetadataBatch.read(paths, store: store, includeAllTags: all, transform: { item in
             render(item, json: json, all: all)
         }) { rendered in
             count += 1

@@ -50,7 +50,12 @@ public enum ThumbsCommand: Command {
             return LibraryFailure.status(for: error, command: "thumbs", console: console)
         }
         defer { withExtendedLifetime(library) {} }
-        let updater = ThumbnailUpdater(library: library, catalog: catalog, options: options)
+        let updater: ThumbnailUpdater
+        do {
+            updater = try ThumbnailUpdater(library: library, catalog: catalog, options: options)
+        } catch {
+            return LibraryFailure.status(for: error, command: "thumbs", console: console)
+        }
         let trap = SignalTrap { _ in updater.cancel() }
         defer { withExtendedLifetime(trap) {} }
         var total = 0

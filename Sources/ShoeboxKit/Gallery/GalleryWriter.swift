@@ -4,6 +4,9 @@ import Foundation
 public struct GalleryWriter {
     public let libraryRoot: String
     public let catalog: Catalog
+    /// False when the originals are in an object store: the page shows their thumbnails,
+    /// unlinked (a bucket is no folder a relative link reaches), and none counts as missing.
+    public var linksOriginals = true
 
     public struct Result: Sendable, Equatable {
         /// Absolute path of the page written.
@@ -16,8 +19,9 @@ public struct GalleryWriter {
     }
 
     /// The gallery of `library`, from `catalog`.
-    public init(library: Library, catalog: Catalog) {
+    public init(library: Library, catalog: Catalog) throws {
         self.init(libraryRoot: library.layout.root, catalog: catalog)
+        linksOriginals = try library.store() is LocalOriginalStore
     }
 
     public init(libraryRoot: String, catalog: Catalog) {
@@ -60,8 +64,9 @@ public struct GalleryWriter {
         try refuseLibraryFolders(output)
         let originals = try catalog.allOriginals()
         let root = libraryRoot
+        let linksOriginals = linksOriginals
         let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails(), allowMetadata: showGPS) {
-            FileManager.default.fileExists(atPath: root + "/" + $0)
+            linksOriginals && FileManager.default.fileExists(atPath: root + "/" + $0)
         }
         do {
             try AtomicFileWriter.createFolders(output)
@@ -76,7 +81,7 @@ public struct GalleryWriter {
         } catch let error as POSIXFileError {
             throw GalleryError.writing(error)
         }
-        let missing = sections.flatMap(\.items).filter { !$0.originalExists }.count
+        let missing = linksOriginals ? sections.flatMap(\.items).filter { !$0.originalExists }.count : 0
         return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount,
                       missingOriginals: missing)
     }

@@ -13,6 +13,15 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The media type of a library path, from the extension the archiver gave it
+    /// (`application/octet-stream` for an extension no format uses).
+    public static func mimeType(forPath path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: ".") else { return "application/octet-stream" }
+        let ext = name[name.index(after: dot)...].lowercased()
+        return allCases.first { $0.fileExtension == ext }?.mimeType ?? "application/octet-stream"
+    }
+
     /// The canonical MIME type.
     public var mimeType: String {
         switch self {

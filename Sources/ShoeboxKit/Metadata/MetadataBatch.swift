@@ -21,10 +21,13 @@ public enum MetadataBatch {
 
     /// Like `read`, with `transform` (formatting, say) also run on the reader threads;
     /// `body` gets the transformed results in input order, on the calling thread.
+    /// With `store`, `paths` are originals' paths in it (read by ranged requests from a
+    /// remote store), and each item is named by the original's location.
     public static func read<Output>(
-        _ paths: [String], includeAllTags: Bool, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ paths: [String], store: OriginalStore? = nil, includeAllTags: Bool, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
         batchSize: Int = 256, transform: @escaping @Sendable (Item) -> Output, body: (Output) -> Void
     ) {
+        nonisolated(unsafe) let store = store
         var start = 0
         while start < paths.count {
             let batch = Array(paths[start..<min(start + batchSize, paths.count)])
@@ -40,10 +43,26 @@ public enum MetadataBatch {
             // `transform` escapes for real: a loop thread may still hold it for a moment
             // after the loop has returned (withoutActuallyEscaping would trap then).
             ParallelLoop.run(count: batch.count, jobs: threads) { index in
-                results[index] = transform(readOne(batch[index], includeAllTags: includeAllTags))
+                let item = store.map { readOne(batch[index], in: $0, includeAllTags: includeAllTags) }
+                    ?? readOne(batch[index], includeAllTags: includeAllTags)
+                results[index] = transform(item)
             }
             for result in results { if let result { body(result) } }
             start += batch.count
+        }
+    }
+
+    /// One original of `store`.
+    public static func readOne(_ path: String, in store: OriginalStore, includeAllTags: Bool) -> Item {
+        let shown = store.location(of: path)
+        let size = try? store.size(path: path)
+        do {
+            return Item(path: shown, fileSize: size ?? nil,
+                        result: .success(try MetadataReader.read(store: store, path: path, includeAllTags: includeAllTags)))
+        } catch let error as MetadataError {
+            return Item(path: shown, fileSize: size ?? nil, result: .failure(error))
+        } catch {
+            return Item(path: shown, fileSize: size ?? nil, result: .failure(.readFailed(path: shown, reason: "\(error)")))
         }
     }
 

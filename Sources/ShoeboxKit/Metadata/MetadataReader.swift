@@ -14,6 +14,13 @@ public enum MetadataReader {
         return try read(source, path: path, includeAllTags: includeAllTags)
     }
 
+    /// The same for the original at `path` in `store`, read a window at a time (ranged
+    /// requests for a remote store); messages name the original's location.
+    public static func read(store: OriginalStore, path: String, includeAllTags: Bool = false) throws -> PhotoMetadata {
+        let source = try StoreByteSource(store: store, path: path)
+        return try read(source, path: store.location(of: path), includeAllTags: includeAllTags)
+    }
+
     /// The same for bytes in memory (fuzzing, data not yet written to disk); `name` is used in messages.
     public static func read(bytes: [UInt8], name: String = "<memory>", includeAllTags: Bool = false) throws -> PhotoMetadata {
         try read(MemoryByteSource(data: bytes), path: name, includeAllTags: includeAllTags)

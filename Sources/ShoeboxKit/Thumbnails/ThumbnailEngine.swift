@@ -12,6 +12,11 @@ import Foundation
 public final class ThumbnailEngine: @unchecked Sendable {
     public let libraryRoot: String
     public let options: ThumbnailOptions
+    /// A store whose originals are not local files (an object store): each original whose
+    /// thumbnails are stale is copied from it to a temporary file, rendered, and dropped.
+    /// Objects are never changed in place, so their thumbnails are stale only when missing,
+    /// of another size than recorded, or made with other settings.
+    var remoteStore: OriginalStore?
     private let renderer: ThumbnailRenderer
     private let condition = NSCondition()
     private var pending: [ThumbnailEvent] = []
@@ -123,8 +128,15 @@ public final class ThumbnailEngine: @unchecked Sendable {
             targets.append(ThumbnailTarget(size: size, path: path))
         }
         var original = stat()
-        guard stat(libraryRoot + "/" + source.path, &original) == 0 else {
-            return [.failed(source, .originalMissing(source.path))]
+        if let remoteStore {
+            guard let size = try? remoteStore.size(path: source.path) else {
+                return [.failed(source, .originalMissing(remoteStore.location(of: source.path)))]
+            }
+            original.st_size = off_t(size)
+        } else {
+            guard stat(libraryRoot + "/" + source.path, &original) == 0 else {
+                return [.failed(source, .originalMissing(source.path))]
+            }
         }
         let originalTime = Int64(original.st_mtim.tv_sec) * 1_000_000_000 + Int64(original.st_mtim.tv_nsec)
         var events: [ThumbnailEvent] = []
@@ -149,11 +161,24 @@ public final class ThumbnailEngine: @unchecked Sendable {
             }
         }
         guard !stale.isEmpty else { return events + [.upToDate(source)] }
-        if let changed = changedOriginal(source, size: Int64(original.st_size), overwriting: stale) {
-            return events + [.failed(source, changed)]
+        guard let remoteStore else { return events + render(source, file: nil, size: Int64(original.st_size), stale: stale) }
+        do {
+            return try events + remoteStore.withLocalFile(path: source.path) { file in
+                render(source, file: file, size: Int64(original.st_size), stale: stale)
+            }
+        } catch {
+            return events + [.failed(source, .unreadable(path: remoteStore.location(of: source.path), reason: "\(error)"))]
+        }
+    }
+
+    /// Renders the `stale` thumbnails of `source` (from `file` when it is not in the library folder).
+    private func render(_ source: ThumbnailSource, file: String?, size: Int64, stale: [ThumbnailTarget]) -> [ThumbnailEvent] {
+        var events: [ThumbnailEvent] = []
+        if let changed = changedOriginal(source, file: file, size: size, overwriting: stale) {
+            return [.failed(source, changed)]
         }
         do {
-            let made = try renderer.render(original: source.path, targets: stale)
+            let made = try renderer.render(original: source.path, file: file, targets: stale)
             let now = Timestamp.iso8601()
             for item in made {
                 let record = ThumbnailRecord(
@@ -175,12 +200,12 @@ public final class ThumbnailEngine: @unchecked Sendable {
     /// Why the original no longer holds the archived bytes, if it does not. Thumbnails made
     /// from damaged bytes must not replace good ones, which may be the only preview left:
     /// the size is compared always, the hash when a thumbnail file would be overwritten.
-    private func changedOriginal(_ source: ThumbnailSource, size: Int64, overwriting stale: [ThumbnailTarget]) -> ThumbnailError? {
+    private func changedOriginal(_ source: ThumbnailSource, file: String?, size: Int64, overwriting stale: [ThumbnailTarget]) -> ThumbnailError? {
         if let archived = source.bytes, archived != size {
             return .originalChanged(path: source.path, detail: "\(size) bytes, archived with \(archived)")
         }
         guard stale.contains(where: { access(libraryRoot + "/" + $0.path, F_OK) == 0 }) else { return nil }
-        guard let hashed = try? SHA256Hasher.hashFile(atPath: libraryRoot + "/" + source.path) else {
+        guard let hashed = try? SHA256Hasher.hashFile(atPath: file ?? libraryRoot + "/" + source.path) else {
             return nil  // unreadable: the render reports it
         }
         return hashed.sha256 == source.sha256 ? nil : .originalChanged(path: source.path, detail: "its SHA-256 differs from the archived one")

@@ -26,8 +26,10 @@ struct ThumbnailRenderer {
     }
 
     /// Writes every target for the original at `original` (relative path).
-    func render(original: String, targets: [ThumbnailTarget]) throws -> [RenderedThumbnail] {
-        let source = try inspect(libraryRoot + "/" + original, name: original)
+    /// `file`: where the original's bytes are read from, when not at its place in the library
+    /// (a local copy of an object).
+    func render(original: String, file: String? = nil, targets: [ThumbnailTarget]) throws -> [RenderedThumbnail] {
+        let source = try inspect(file ?? libraryRoot + "/" + original, name: original)
         let scales = targets.map { scale(for: $0.size, of: source) }
         let largest = scales.max() ?? 1
         let sharedPixels = Double(source.width) * largest * Double(source.height) * largest

@@ -59,8 +59,24 @@ public struct LibraryVerifier: Sendable {
         report.originalsChecked = originals.count
         report.thumbnailsChecked = thumbnails.count
         let temps = LibraryFile.scan(".tmp", in: layout)
-        var findings = checkOriginals(originals, staged: Self.stagedHashes(temps.files), report: &report)
-        let listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
+        // Originals in an object store are listed once (sizes included) and checked there.
+        let store = try library.store()
+        var remote: (store: OriginalStore, listed: [String: Int64])?
+        var listing = LibraryFile.Listing()
+        if store is LocalOriginalStore {
+            listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
+        } else {
+            var listed: [String: Int64] = [:]
+            try store.list(under: LibraryLayout.originalsFolder) { object in
+                listed[object.path] = object.bytes
+                var info = stat()
+                info.st_size = off_t(object.bytes)
+                info.st_mode = S_IFREG | 0o444
+                listing.files.append(LibraryFile(path: object.path, info: info))
+            }
+            remote = (store, listed)
+        }
+        var findings = checkOriginals(originals, staged: Self.stagedHashes(temps.files), remote: remote, report: &report)
         report.filesScanned = listing.files.count
         let known = Set(originals.map { Array($0.path.utf8) })
         var unknown = listing.files.filter { !known.contains($0.pathKey) }
@@ -100,8 +116,11 @@ public struct LibraryVerifier: Sendable {
 
     // MARK: Steps
 
-    private func checkOriginals(_ originals: [OriginalRecord], staged: Set<String>, report: inout VerifyReport) -> [VerifyProblem] {
-        let checker = OriginalChecker(layout: layout, quick: quick, readMetadata: readMetadata, staged: staged)
+    private func checkOriginals(_ originals: [OriginalRecord], staged: Set<String>,
+                                remote: (store: OriginalStore, listed: [String: Int64])?, report: inout VerifyReport) -> [VerifyProblem] {
+        var configured = OriginalChecker(layout: layout, quick: quick, readMetadata: readMetadata, staged: staged)
+        configured.remote = remote
+        let checker = configured
         let results = LockedBox((outcome: OriginalChecker.Outcome(), checked: 0))
         let start = Date()
         let progress = progress

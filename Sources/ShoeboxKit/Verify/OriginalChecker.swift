@@ -11,6 +11,9 @@ struct OriginalChecker: Sendable {
     let readMetadata: MetadataReading?
     /// Hashes with a `.tmp/<sha256>.staged` file: recorded but not yet moved into place.
     let staged: Set<String>
+    /// A store whose originals are not local files (an object store), with the size of
+    /// each object one listing found: originals are checked there instead of in the folder.
+    var remote: (store: OriginalStore, listed: [String: Int64])? = nil
 
     struct Outcome: Sendable {
         var findings: [VerifyProblem] = []
@@ -26,6 +29,7 @@ struct OriginalChecker: Sendable {
                     + "the catalog was edited or damaged; `shoebox reindex --force` rebuilds it from the files"))
             return outcome
         }
+        if let remote { return checkRemote(record, in: remote.store, listedSize: remote.listed[record.path]) }
         let absolute = layout.absolute(record.path)
         guard let file = LibraryFile.stat(absolute: absolute, relative: record.path) else {
             outcome.findings.append(missing(record, code: errno))
@@ -63,7 +67,46 @@ struct OriginalChecker: Sendable {
         return outcome
     }
 
-    private func missing(_ record: OriginalRecord, code: Int32) -> VerifyProblem {
+    /// The same checks for an original in a remote store: present in the listing, same
+    /// size, and (unless `quick`) the same SHA-256 streamed and the same EXIF read by range.
+    private func checkRemote(_ record: OriginalRecord, in store: OriginalStore, listedSize: Int64?) -> Outcome {
+        var outcome = Outcome()
+        func report(_ kind: VerifyProblem.Kind, _ detail: String) {
+            outcome.findings.append(VerifyProblem(kind: kind, path: record.path, sha256: record.sha256, detail: detail))
+        }
+        guard let size = listedSize else {
+            outcome.findings.append(missing(record, code: ENOENT, where: store.location(of: record.path)))
+            return outcome
+        }
+        guard size == record.bytes else {
+            report(.sizeMismatch, "\(size) bytes but the catalog recorded \(record.bytes)")
+            return outcome
+        }
+        guard !quick else { return outcome }
+        do {
+            let hasher = SHA256Hasher()
+            var bytes: Int64 = 0
+            try store.stream(path: record.path) { chunk in
+                hasher.update(chunk)
+                bytes += Int64(chunk.count)
+            }
+            outcome.bytesHashed = bytes
+            let sha256 = hasher.finalizeHex()
+            if sha256 != record.sha256 {
+                report(.hashMismatch, "SHA-256 is \(sha256) but the catalog recorded \(record.sha256): the bytes changed")
+            }
+        } catch {
+            report(.unreadable, "\(error)")
+            return outcome
+        }
+        if readMetadata != nil, let metadata = try? MetadataReader.read(store: store, path: record.path) {
+            let differences = MetadataComparison.differences(recorded: record, read: metadata)
+            if !differences.isEmpty { report(.metadataMismatch, differences.joined(separator: "; ")) }
+        }
+        return outcome
+    }
+
+    private func missing(_ record: OriginalRecord, code: Int32, where location: String? = nil) -> VerifyProblem {
         if code != ENOENT {
             return VerifyProblem(kind: .unreadable, path: record.path, sha256: record.sha256, detail: String(cString: strerror(code)))
         }
@@ -74,6 +117,7 @@ struct OriginalChecker: Sendable {
         }
         return VerifyProblem(
             kind: .missing, path: record.path, sha256: record.sha256,
-            detail: "the catalog has this original but the file is gone; restore it from a backup")
+            detail: location.map { "the catalog has this original but \($0) is gone; restore it from a backup" }
+                ?? "the catalog has this original but the file is gone; restore it from a backup")
     }
 }
