@@ -12,7 +12,8 @@ public enum S3Error: Error, CustomStringConvertible, Sendable {
     case noSuchKey(bucket: String, key: String)
     /// The multipart upload does not exist (completed, aborted, or never made).
     case noSuchUpload(uploadID: String)
-    /// 403 SignatureDoesNotMatch: the secret key is not the one of the access key.
+    /// 403 SignatureDoesNotMatch: the secret key is not the one of the access key (OpenStack
+    /// Swift's s3api also answers so for an access key it does not know).
     case signatureMismatch(accessKeyID: String)
     /// 403 InvalidAccessKeyId: the server knows no such access key.
     case unknownAccessKey(accessKeyID: String)
@@ -46,7 +47,8 @@ public enum S3Error: Error, CustomStringConvertible, Sendable {
             return "the multipart upload \(uploadID) does not exist (already completed or aborted)"
         case .signatureMismatch(let accessKeyID):
             return "the secret key does not match AWS_ACCESS_KEY_ID \(accessKeyID) (403 SignatureDoesNotMatch): "
-                + "check AWS_SECRET_ACCESS_KEY"
+                + "check AWS_SECRET_ACCESS_KEY (some servers, OpenStack Swift among them, also answer so when they "
+                + "do not know the access key)"
         case .unknownAccessKey(let accessKeyID):
             return "unknown access key \(accessKeyID) (403 InvalidAccessKeyId): check AWS_ACCESS_KEY_ID and the endpoint"
         case .accessDenied(let resource, let message):
