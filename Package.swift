@@ -48,10 +48,15 @@ let package = Package(
         // Argument parsing and printing only.
         .target(name: "ShoeboxCLI", dependencies: ["ShoeboxKit"]),
         .executableTarget(name: "shoebox", dependencies: ["ShoeboxCLI"]),
-        .testTarget(name: "ShoeboxKitTests", dependencies: ["ShoeboxKit", "CShim", "CExif"]),
+        // Shared by the test targets: servers tests run against (OpenStack Swift with s3api).
+        .target(
+            name: "ShoeboxTestSupport", dependencies: ["ShoeboxKit"], path: "Tests/ShoeboxTestSupport",
+            resources: [.copy("Resources/swift-s3"), .copy("Resources/scripted-http")]
+        ),
+        .testTarget(name: "ShoeboxKitTests", dependencies: ["ShoeboxKit", "CShim", "CExif", "ShoeboxTestSupport"]),
         .testTarget(
             name: "ShoeboxCLITests",
-            dependencies: ["ShoeboxCLI", "ShoeboxKit"],
+            dependencies: ["ShoeboxCLI", "ShoeboxKit", "ShoeboxTestSupport"],
             resources: [.copy("Fixtures")]
         ),
     ],
