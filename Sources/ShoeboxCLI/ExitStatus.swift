@@ -29,6 +29,8 @@ public enum ExitStatus {
             return interrupted
         case LibraryError.unsupportedStore, VerifyError.catalogHealthy, GalleryError.insideLibraryFolder:
             return usage
+        case S3Error.invalidLocation, S3Error.missingCredentials, S3Error.invalidConfiguration:
+            return usage
         default:
             return libraryUnusable
         }

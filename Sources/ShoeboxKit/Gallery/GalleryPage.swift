@@ -9,6 +9,8 @@ public struct GalleryPage {
     public var libraryPrefix: String
     public var showGPS: Bool
     public var title = "Shoebox gallery"
+    /// False when the originals are in an object store: thumbnails are shown without a link.
+    public var linksOriginals = true
 
     public init(sections: [GallerySection], libraryPrefix: String, showGPS: Bool) {
         self.sections = sections
@@ -69,7 +71,7 @@ public struct GalleryPage {
         """
         // No link to an original whose file is missing (verify reports it): it would lead nowhere.
         if !item.originalExists { caption.append("<span class=\"missing\">original missing</span>") }
-        let linked = item.originalExists ? "<a href=\"\(link(item.original.path))\">\(image)</a>" : image
+        let linked = item.originalExists && linksOriginals ? "<a href=\"\(link(item.original.path))\">\(image)</a>" : image
         return """
         <figure>\(linked)
         <figcaption>\(caption.joined(separator: " · "))</figcaption></figure>

@@ -66,22 +66,24 @@ public struct GalleryWriter {
         let root = libraryRoot
         let linksOriginals = linksOriginals
         let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails(), allowMetadata: showGPS) {
-            linksOriginals && FileManager.default.fileExists(atPath: root + "/" + $0)
+            // Originals in a bucket are there by the catalog's word (verify checks them).
+            (!linksOriginals && LibraryLayout.isPlainOriginalPath($0)) || FileManager.default.fileExists(atPath: root + "/" + $0)
         }
         do {
             try AtomicFileWriter.createFolders(output)
         } catch let error as POSIXFileError {
             throw GalleryError.writing(error)
         }
-        let page = GalleryPage(sections: sections, libraryPrefix: RelativeLink.prefix(from: output, to: libraryRoot),
+        var page = GalleryPage(sections: sections, libraryPrefix: RelativeLink.prefix(from: output, to: libraryRoot),
                                showGPS: showGPS)
+        page.linksOriginals = linksOriginals
         let path = output + "/index.html"
         do {
             try AtomicFileWriter.write(Array(page.html().utf8), to: path, temporaryPrefix: ".index.html.tmp-")
         } catch let error as POSIXFileError {
             throw GalleryError.writing(error)
         }
-        let missing = linksOriginals ? sections.flatMap(\.items).filter { !$0.originalExists }.count : 0
+        let missing = sections.flatMap(\.items).filter { !$0.originalExists }.count
         return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount,
                       missingOriginals: missing)
     }

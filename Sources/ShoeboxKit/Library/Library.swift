@@ -104,7 +104,10 @@ public final class Library: @unchecked Sendable {
         case .libraryFolder:
             return try LocalOriginalStore(layout: configuration.layout, creating: !reading)
         case .objectStore(let url):
-            throw LibraryError.unsupportedStore(url: url)
+            guard url.hasPrefix("s3://") else { throw LibraryError.unsupportedStore(url: url) }
+            let environment = configuration.environment.isEmpty ? ProcessInfo.processInfo.environment : configuration.environment
+            return try S3OriginalStore(location: S3Location(parsing: url), configuration: S3Configuration.fromEnvironment(environment),
+                                       layout: configuration.layout, creating: !reading)
         }
     }
 }

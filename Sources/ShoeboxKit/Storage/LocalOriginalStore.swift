@@ -128,6 +128,8 @@ public final class LocalOriginalStore: OriginalStore, @unchecked Sendable {
         throw LibraryError.cannotCreate(path: path, reason: "it keeps changing")
     }
 
+    public func recordedSHA256(path: String) throws -> String? { nil }
+
     public func exists(path: String) throws -> Bool {
         access(layout.absolute(path), F_OK) == 0
     }

@@ -29,6 +29,9 @@ public protocol OriginalStore: UploadStaging {
     /// Removes partial downloads left by a crash.
     func removePartialDownloads() throws -> Int
 
+    /// The SHA-256 the store keeps beside the original at `path` (object metadata), nil when
+    /// it keeps none (a local folder) or there is no original there.
+    func recordedSHA256(path: String) throws -> String?
     /// Whether an original is at `path`.
     func exists(path: String) throws -> Bool
     /// The size of the original at `path`, or nil when there is none.

@@ -32,6 +32,15 @@ struct LibraryFile: Sendable, Equatable {
         self.hasUTF8Name = hasUTF8Name
     }
 
+    /// An original a store listed: a regular, read-only file (objects cannot be written in place).
+    init(stored: StoredOriginal) {
+        var info = Glibc.stat()
+        info.st_size = off_t(stored.bytes)
+        info.st_mode = S_IFREG | 0o444
+        info.st_mtim.tv_sec = time_t(stored.modified)
+        self.init(path: stored.path, info: info)
+    }
+
     /// `lstat` of `absolute`; nil with `errno` set when it fails.
     static func stat(absolute: String, relative: String) -> LibraryFile? {
         var info = Glibc.stat()

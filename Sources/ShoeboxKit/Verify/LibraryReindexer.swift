@@ -45,7 +45,7 @@ public struct LibraryReindexer: Sendable {
 
     public func run() throws -> ReindexReport {
         let start = Date()
-        try LibraryVerifier.requireLibrary(layout)
+        try LibraryVerifier.requireLibrary(configuration)
         let cancellation = cancellation
         let library = try Library.openForWriting(
             configuration, creating: true, waiting: Library.Waiting(wait: waitForLock, isCancelled: { cancellation.isSet }))
@@ -73,15 +73,17 @@ public struct LibraryReindexer: Sendable {
         try recoverStaged(store: store, state: state, report: &report)
         try stopIfCancelled()
 
-        let listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
+        // Originals in an object store: the bucket's listing, hashes from the objects' metadata.
+        let remote = store is LocalOriginalStore ? nil : store
+        let listing = try remote.map(Self.listing(of:)) ?? LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
         let found = listing.files
         report.unreadableFolders = listing.unreadableFolders
         report.nonUTF8Names = found.filter { !$0.hasUTF8Name }.map(\.path)
         report.notRegularFiles = found.filter { $0.hasUTF8Name && !$0.isRegular }.map(\.path)
         let files = found.filter { $0.hasUTF8Name && $0.isRegular }
-        let hashes = hash(files, report: &report)
+        let hashes = hash(files, remote: remote, report: &report)
         try stopIfCancelled()  // the hashes are not all there
-        let (originals, unjournaled) = try chooseOriginals(files, hashes: hashes, state: state, report: &report)
+        let (originals, unjournaled) = try chooseOriginals(files, hashes: hashes, state: state, remote: remote, report: &report)
         try stopIfCancelled()
         if !unjournaled.isEmpty {
             try library.openChangeLog().append(unjournaled.map(JournalEntry.originalStored))
@@ -144,14 +146,27 @@ public struct LibraryReindexer: Sendable {
     }
 
     /// Hashes by path bytes (`LibraryFile.pathKey`): composed and decomposed "café" are two files.
-    private func hash(_ files: [LibraryFile], report: inout ReindexReport) -> [[UInt8]: String] {
+    /// Every object under originals/ of a remote store, as files (read-only, regular).
+    private static func listing(of store: OriginalStore) throws -> LibraryFile.Listing {
+        var listing = LibraryFile.Listing()
+        try store.list(under: LibraryLayout.originalsFolder) { listing.files.append(LibraryFile(stored: $0)) }
+        listing.files.sort { $0.path < $1.path }
+        return listing
+    }
+
+    /// The SHA-256 of each file: hashed, or for an object store the hash its object carries
+    /// (streamed and hashed when it carries none).
+    private func hash(_ files: [LibraryFile], remote: OriginalStore?, report: inout ReindexReport) -> [[UInt8]: String] {
         let results = LockedBox((hashes: [[UInt8]: String](), bytes: Int64(0), unreadable: [String]()))
         let layout = layout
         let cancellation = cancellation
+        nonisolated(unsafe) let remote = remote
         ParallelLoop.run(count: files.count, jobs: jobs) { index in
             guard !cancellation.isSet else { return }
             let file = files[index]
-            let result = try? SHA256Hasher.hashFile(atPath: layout.absolute(file.path))
+            let result = remote.map { store in
+                try? Self.remoteHash(file, in: store)
+            } ?? (try? SHA256Hasher.hashFile(atPath: layout.absolute(file.path)))
             results.update {
                 if let result {
                     $0.hashes[file.pathKey] = result.sha256
@@ -167,9 +182,21 @@ public struct LibraryReindexer: Sendable {
         return collected.hashes
     }
 
+    /// The hash an object carries, else its streamed SHA-256 (bytes counted only when hashed here).
+    private static func remoteHash(_ file: LibraryFile, in store: OriginalStore) throws -> (sha256: String, bytes: Int64) {
+        if let recorded = try store.recordedSHA256(path: file.path), recorded.count == 64 { return (recorded, 0) }
+        let hasher = SHA256Hasher()
+        var bytes: Int64 = 0
+        try store.stream(path: file.path) { chunk in
+            hasher.update(chunk)
+            bytes += Int64(chunk.count)
+        }
+        return (hasher.finalizeHex(), bytes)
+    }
+
     /// One record per distinct content, and the records that were not journaled.
     private func chooseOriginals(
-        _ files: [LibraryFile], hashes: [[UInt8]: String], state: JournalState, report: inout ReindexReport
+        _ files: [LibraryFile], hashes: [[UInt8]: String], state: JournalState, remote: OriginalStore?, report: inout ReindexReport
     ) throws -> (all: [OriginalRecord], unjournaled: [OriginalRecord]) {
         var bySHA: [String: [LibraryFile]] = [:]
         var order: [String] = []
@@ -201,8 +228,8 @@ public struct LibraryReindexer: Sendable {
                 changed.insert(expected.sha256)
                 report.changedFiles.append(chosen.path)
                 report.originalsFromJournal += 1
-            } else if let format = FormatSniffer.sniff(fileAt: layout.absolute(chosen.path)) {
-                let record = recordFromFile(chosen, sha256: sha, format: format)
+            } else if let format = try sniff(chosen, remote: remote) {
+                let record = recordFromFile(chosen, sha256: sha, format: format, remote: remote)
                 makeReadOnly(chosen)
                 all.append(record)
                 unjournaled.append(record)
@@ -226,9 +253,16 @@ public struct LibraryReindexer: Sendable {
     }
 
     /// What the file itself says, for an original the journal does not know (sniffed as `format`).
-    private func recordFromFile(_ file: LibraryFile, sha256: String, format: ImageFormat) -> OriginalRecord {
+    /// The image format of a file by its first bytes; nil for a file that is no image.
+    private func sniff(_ file: LibraryFile, remote: OriginalStore?) throws -> ImageFormat? {
+        guard let remote else { return FormatSniffer.sniff(fileAt: layout.absolute(file.path)) }
+        return FormatSniffer.sniff(try remote.read(path: file.path, offset: 0, count: FormatSniffer.prefixLength))
+    }
+
+    private func recordFromFile(_ file: LibraryFile, sha256: String, format: ImageFormat, remote: OriginalStore?) -> OriginalRecord {
         let absolute = layout.absolute(file.path)
-        let metadata = readMetadata.flatMap { try? $0(absolute) }
+        let metadata = readMetadata == nil ? nil
+            : remote.map { try? MetadataReader.read(store: $0, path: file.path) } ?? readMetadata.flatMap { try? $0(absolute) }
         let modified = time_t(file.modified)
         let dated = CaptureDate.forFile(metadata: metadata, modified: modified)
         return OriginalRecord(

@@ -43,7 +43,7 @@ public struct LibraryVerifier: Sendable {
 
     public func run() throws -> VerifyReport {
         let start = Date()
-        try Self.requireLibrary(layout)
+        try Self.requireLibrary(library.configuration)
         let lock = waitForLock ? try sharedLock(wait: true) : nil
         defer { withExtendedLifetime(lock) {} }
         let writerAtStart = waitForLock ? nil : library.currentWriter
@@ -69,10 +69,7 @@ public struct LibraryVerifier: Sendable {
             var listed: [String: Int64] = [:]
             try store.list(under: LibraryLayout.originalsFolder) { object in
                 listed[object.path] = object.bytes
-                var info = stat()
-                info.st_size = off_t(object.bytes)
-                info.st_mode = S_IFREG | 0o444
-                listing.files.append(LibraryFile(path: object.path, info: info))
+                listing.files.append(LibraryFile(stored: object))
             }
             remote = (store, listed)
         }
@@ -247,7 +244,10 @@ public struct LibraryVerifier: Sendable {
 
     // MARK: Library access
 
-    static func requireLibrary(_ layout: LibraryLayout) throws {
+    /// The library folder exists and is one; with originals in an object store, the folder
+    /// may hold nothing yet (reindex rebuilds its catalog from the bucket).
+    static func requireLibrary(_ configuration: LibraryConfiguration) throws {
+        let layout = configuration.layout
         try LibraryAccess.requireReadable(layout)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: layout.root, isDirectory: &isFolder), isFolder.boolValue else {
@@ -255,7 +255,7 @@ public struct LibraryVerifier: Sendable {
         }
         // Checked so a mistyped --library never gets a catalog made by reindex.
         let marks = [layout.originals, layout.journal, layout.catalog]
-        guard marks.contains(where: { FileManager.default.fileExists(atPath: $0) }) else {
+        guard configuration.store != .libraryFolder || marks.contains(where: { FileManager.default.fileExists(atPath: $0) }) else {
             throw VerifyError.notALibrary(path: layout.root)
         }
     }

@@ -1,0 +1,224 @@
+import Foundation
+
+/// Originals in an S3-compatible bucket: `s3://BUCKET/PREFIX/originals/...`, keys
+/// mirroring the local layout, each object carrying its SHA-256 (`x-amz-meta-sha256`)
+/// and its Content-Type.
+///
+/// Downloads are staged exactly as for a local library, in `LIBRARY/.tmp/`
+/// (`LocalStagingArea`): checked, hashed and made durable there, journaled and
+/// committed; `publish` then uploads the staged file (one PUT up to
+/// `singleUploadLimit`, a multipart upload above it, aborted on failure) and drops it.
+/// So a body that fails a check never reaches the bucket, and a crash at any moment
+/// leaves either no object or a complete one whose row recovery finishes: staged
+/// content whose row was committed is uploaded by the next writer.
+public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
+    public let bucket: S3Location
+    public let client: S3Client
+    public let staging: LocalStagingArea
+
+    /// Bodies up to this size go up in one PUT (read into memory).
+    static let singleUploadLimit: Int64 = 16 << 20
+    /// The smallest part of a multipart upload (S3 needs at least 5 MiB but for the last).
+    static let minimumPartSize: Int64 = 8 << 20
+    /// S3's limit on the parts of one upload.
+    static let maximumParts: Int64 = 10_000
+    /// Objects listed per request.
+    static let listPage = 1000
+
+    /// `creating: false` for readers: no local folder is made and the bucket is not checked.
+    public init(location: S3Location, configuration: S3Configuration, layout: LibraryLayout, creating: Bool) throws {
+        bucket = location
+        client = S3Client(configuration: configuration)
+        if creating {
+            try LocalOriginalStore.makeDirectory(layout.root, library: layout.root)
+        }
+        staging = try LocalStagingArea(folder: layout.staging, library: layout.root, creating: creating)
+        // A writer learns at once of a missing bucket or wrong credentials, before any download.
+        if creating { try client.headBucket(location.bucket) }
+    }
+
+    public var displayName: String { bucket.description }
+
+    public func makeStagingFile() throws -> StagingFile { try staging.makeStagingFile() }
+    public func discard(_ file: StagingFile) { staging.discard(file) }
+    public func stage(_ file: StagingFile, sha256: String) throws { try staging.stage(file, sha256: sha256) }
+    public func syncStaged() throws { try staging.sync() }
+    public func discardStaged(sha256: String) { staging.discardStaged(sha256: sha256) }
+    public func pendingStaged() throws -> [String] { try staging.pendingStaged() }
+    public func stagedContentMatches(sha256: String) -> Bool { staging.stagedContentMatches(sha256: sha256) }
+
+    /// Partial downloads in `.tmp/`, and multipart uploads a killed publish left incomplete
+    /// under the prefix (one writer at a time: none of them is another writer's).
+    public func removePartialDownloads() throws -> Int {
+        var removed = try staging.removePartialDownloads()
+        for upload in try client.listAllMultipartUploads(bucket: bucket.bucket, prefix: bucket.key(for: LibraryLayout.originalsFolder) + "/") {
+            try client.abortMultipartUpload(bucket: bucket.bucket, key: upload.key, uploadID: upload.uploadID)
+            removed += 1
+        }
+        return removed
+    }
+
+    @discardableResult
+    public func publish(sha256: String, to path: String) throws -> PublishOutcome {
+        let key = bucket.key(for: path)
+        if let existing = try head(key) {
+            // The same content already there: an earlier publish that was not recorded as done.
+            guard existing.metadata["sha256"] == sha256 else { throw S3StoreError.occupied(location: location(of: path)) }
+            staging.discardStaged(sha256: sha256)
+            return .alreadyPresent
+        }
+        let file = staging.stagedPath(sha256)
+        let contentType = ImageFormat.mimeType(forPath: path)
+        try upload(file: file, key: key, contentType: contentType, metadata: ["sha256": sha256])
+        staging.discardStaged(sha256: sha256)
+        return .created
+    }
+
+    /// Uploads the file at `file` as `key`: one PUT when small, else a multipart upload that
+    /// reads one part at a time and is aborted when any step fails.
+    private func upload(file: String, key: String, contentType: String, metadata: [String: String]) throws {
+        let handle = try FileReader(path: file)
+        defer { handle.close() }
+        let size = handle.size
+        guard size > Self.singleUploadLimit else {
+            try client.putObject(bucket: bucket.bucket, key: key, data: try handle.read(count: Int(size)),
+                                 contentType: contentType, metadata: metadata)
+            return
+        }
+        let partSize = max(Self.minimumPartSize, (size + Self.maximumParts - 1) / Self.maximumParts)
+        let uploadID = try client.createMultipartUpload(bucket: bucket.bucket, key: key, contentType: contentType, metadata: metadata)
+        do {
+            var parts: [S3UploadedPart] = []
+            var sent: Int64 = 0
+            while sent < size {
+                let data = try handle.read(count: Int(min(partSize, size - sent)))
+                guard !data.isEmpty else { throw S3StoreError.shortRead(path: file) }
+                parts.append(try client.uploadPart(bucket: bucket.bucket, key: key, uploadID: uploadID,
+                                                   partNumber: parts.count + 1, data: data))
+                sent += Int64(data.count)
+            }
+            _ = try client.completeMultipartUpload(bucket: bucket.bucket, key: key, uploadID: uploadID, parts: parts)
+        } catch {
+            try? client.abortMultipartUpload(bucket: bucket.bucket, key: key, uploadID: uploadID)
+            throw error
+        }
+    }
+
+    /// The object's head, or nil when there is none.
+    private func head(_ key: String) throws -> S3ObjectInfo? {
+        do {
+            return try client.headObject(bucket: bucket.bucket, key: key)
+        } catch S3Error.noSuchKey {
+            return nil
+        } catch S3Error.http(let status, _, _, _) where status == 404 {
+            return nil
+        }
+    }
+
+    public func exists(path: String) throws -> Bool {
+        try head(bucket.key(for: path)) != nil
+    }
+
+    public func size(path: String) throws -> Int64? {
+        try head(bucket.key(for: path))?.size
+    }
+
+    /// The SHA-256 the object carries (`x-amz-meta-sha256`), nil when it has none or is missing.
+    public func recordedSHA256(path: String) throws -> String? {
+        try head(bucket.key(for: path))?.metadata["sha256"]
+    }
+
+    public func read(path: String, offset: Int64, count: Int) throws -> [UInt8] {
+        guard count > 0 else { return [] }
+        do {
+            return [UInt8](try client.getObject(bucket: bucket.bucket, key: bucket.key(for: path),
+                                                range: offset...(offset + Int64(count) - 1)))
+        } catch S3Error.http(let status, _, _, _) where status == 416 {
+            return []  // the range starts past the end
+        }
+    }
+
+    public func stream(path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try client.getObject(bucket: bucket.bucket, key: bucket.key(for: path), range: nil, receive: body)
+    }
+
+    public func withLocalFile<T>(path: String, _ body: (String) throws -> T) throws -> T {
+        var template = Array((NSTemporaryDirectory() + "/shoebox-original-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw POSIXFileError(path: NSTemporaryDirectory(), operation: "create a temporary file in", code: errno) }
+        let local = String(cString: template)
+        defer { unlink(local) }
+        do {
+            defer { close(fd) }
+            try stream(path: path) { bytes in
+                var done = 0
+                while done < bytes.count {
+                    let written = write(fd, bytes.baseAddress! + done, bytes.count - done)
+                    if written < 0 && errno == EINTR { continue }
+                    guard written > 0 else { throw POSIXFileError(path: local, operation: "write", code: errno) }
+                    done += written
+                }
+            }
+        }
+        return try body(local)
+    }
+
+    public func list(under folder: String, _ each: (StoredOriginal) throws -> Void) throws {
+        let prefix = bucket.key(for: folder) + "/"
+        let strip = bucket.listingPrefix
+        var token: String?
+        repeat {
+            let page = try client.listObjectsV2(bucket: bucket.bucket, prefix: prefix, continuationToken: token, maxKeys: Self.listPage)
+            for object in page.objects where object.key.hasPrefix(strip) {
+                try each(StoredOriginal(path: String(object.key.dropFirst(strip.count)), bytes: object.size,
+                                        modified: object.lastModified?.timeIntervalSince1970 ?? 0))
+            }
+            token = page.nextContinuationToken
+        } while token != nil
+    }
+
+    public func remove(path: String) throws {
+        try client.deleteObject(bucket: bucket.bucket, key: bucket.key(for: path))
+    }
+
+    public func location(of path: String) -> String {
+        "s3://\(bucket.bucket)/\(bucket.key(for: path))"
+    }
+
+    /// Reads a local file in order, a piece at a time.
+    private final class FileReader {
+        let path: String
+        let size: Int64
+        private let fd: Int32
+
+        init(path: String) throws {
+            self.path = path
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw POSIXFileError(path: path, operation: "open", code: errno) }
+            var info = stat()
+            guard fstat(fd, &info) == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw POSIXFileError(path: path, operation: "read", code: code)
+            }
+            size = Int64(info.st_size)
+        }
+
+        func read(count: Int) throws -> Data {
+            var data = Data(count: count)
+            var done = 0
+            try data.withUnsafeMutableBytes { buffer in
+                while done < count {
+                    let got = Glibc.read(fd, buffer.baseAddress! + done, count - done)
+                    if got < 0 && errno == EINTR { continue }
+                    guard got >= 0 else { throw POSIXFileError(path: path, operation: "read", code: errno) }
+                    if got == 0 { break }
+                    done += got
+                }
+            }
+            return data.prefix(done)
+        }
+
+        func close() { Glibc.close(fd) }
+    }
+}
