@@ -6,6 +6,9 @@ import XCTest
 struct FetchRunner {
     let library: URL
     let workDirectory: URL
+    /// Where the originals go when not LIBRARY/originals/: every run gets its --store and
+    /// credentials, and the checks below look there.
+    var store: ObjectStoreBackend?
 
     init(_ test: XCTestCase) throws {
         workDirectory = try makeTemporaryDirectory(test)
@@ -42,7 +45,8 @@ struct FetchRunner {
     }
 
     func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Output {
-        let result = try ShoeboxProcess.run(["fetch", "--json", "--library", library.path] + arguments, environment: environment, stdin: stdin)
+        let result = try ShoeboxProcess.run(["fetch", "--json", "--library", library.path] + (store?.arguments ?? []) + arguments,
+                                            environment: (store?.environment ?? [:]).merging(environment) { $1 }, stdin: stdin)
         return Output(status: result.status, records: Self.parseLines(result.stdout), stderr: result.stderr, stdout: result.stdout)
     }
 
@@ -64,7 +68,8 @@ struct FetchRunner {
     }
 
     func contents(of relativePath: String) throws -> Data {
-        try Data(contentsOf: library.appendingPathComponent(relativePath))
+        if let store { return try store.contents(of: relativePath) }
+        return try Data(contentsOf: library.appendingPathComponent(relativePath))
     }
 
     /// Every catalog row has its file with the recorded size and hash, every file
@@ -72,6 +77,7 @@ struct FetchRunner {
     /// `allowStaging` (after a kill): staging files may remain, and a row's content may
     /// still be staged under its hash, waiting for the next run to publish it.
     func assertConsistent(allowStaging: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
+        if let store { return try assertConsistent(in: store, allowStaging: allowStaging, file: file, line: line) }
         let catalog = try SQLiteCatalog(path: library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
         var recorded: Set<String> = []
         for original in try catalog.allOriginals() {

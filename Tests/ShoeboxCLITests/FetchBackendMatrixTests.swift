@@ -1,0 +1,247 @@
+import Foundation
+import ShoeboxKit
+import ShoeboxTestSupport
+import XCTest
+
+/// The fetch rules every store must keep, run against the local folder here and against a
+/// real S3 server (OpenStack Swift with s3api) in `FetchBackendMatrixOnObjectStoreTests`:
+/// Content-Type rules, HTML, truncation, oversize with and without a length, stalls,
+/// redirects, duplicates, the second run's skip, --refresh and its 304, an original put back,
+/// a kill -9 then a rerun. Each test ends by checking the library against the catalog where
+/// the originals are (`FetchRunner.assertConsistent`).
+class FetchBackendMatrixTests: XCTestCase {
+    var server: FixtureServer!
+    var runner: FetchRunner!
+
+    /// The store the originals go to; nil for LIBRARY/originals/.
+    func makeStore() throws -> ObjectStoreBackend? { nil }
+
+    override func setUpWithError() throws {
+        server = try startFixtureServer()
+        runner = try FetchRunner(self)
+        runner.store = try makeStore()
+    }
+
+    private func catalog() throws -> SQLiteCatalog {
+        try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+    }
+
+    private func sha256(_ data: Data) -> String {
+        let hasher = SHA256Hasher()
+        hasher.update(data)
+        return hasher.finalizeHex()
+    }
+
+    func testAPhotoIsStoredByteForByteUnderItsCaptureDate() throws {
+        let path = "/photo/IMG_0001.jpg?date=2021:05:06%2007:08:09&lat=-33.5&lon=151.25&make=Canon&model=EOS%20R5"
+        let url = server.url(path)
+        let output = try runner.fetch([url])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(output.outcome(url), "stored")
+        XCTAssertEqual(output.record(url)?["path"] as? String, "originals/2021/05/06/IMG_0001.jpg")
+        let expected = try server.get(path)
+        XCTAssertEqual(try runner.contents(of: "originals/2021/05/06/IMG_0001.jpg"), expected)
+        XCTAssertEqual(output.record(url)?["sha256"] as? String, sha256(expected))
+        try runner.assertConsistent()
+    }
+
+    func testContentTypeAndSniffingRules() throws {
+        let urls = [
+            "declaredPNG": server.url("/photo/a?seed=a&ct=image/png"),
+            "missing": server.url("/photo/b?seed=b&ct=none"),
+            "generic": server.url("/photo/c?seed=c&ct=application/octet-stream"),
+            "png": server.url("/png/e.png"),
+            "html": server.url("/html"),
+            "empty": server.url("/empty"),
+            "text": server.url("/text"),
+        ]
+        let output = try runner.fetch(Array(urls.values))
+        XCTAssertEqual(output.status, 1, "rejections make the exit status 1")
+        for key in ["declaredPNG", "missing", "generic"] {
+            XCTAssertEqual(output.outcome(urls[key]!), "stored", key)
+            XCTAssertEqual(output.record(urls[key]!)?["extension"] as? String, "jpg", key)
+        }
+        XCTAssertEqual(output.outcome(urls["png"]!), "stored")
+        XCTAssertEqual(output.record(urls["png"]!)?["extension"] as? String, "png")
+        for key in ["html", "empty", "text"] { XCTAssertEqual(output.outcome(urls[key]!), "rejected", key) }
+        XCTAssertEqual(try catalog().countOriginals(), 4)
+        try runner.assertConsistent()
+    }
+
+    func testTruncatedBodiesAreRetriedAndNeverStored() throws {
+        let once = server.url("/truncate-once/o"), always = server.url("/truncate-always/a")
+        let closedOnce = server.url("/close-delimited/once?seed=once&cut=once")
+        let closedAlways = server.url("/close-delimited/always?seed=always&cut=always")
+        let output = try runner.fetch([once, always, closedOnce, closedAlways], ["--retries", "1"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.outcome(once), "stored", output.stderr)
+        XCTAssertEqual(output.outcome(closedOnce), "stored", output.stderr)
+        XCTAssertEqual(output.outcome(always), "failed")
+        XCTAssertEqual(output.outcome(closedAlways), "failed")
+        XCTAssertEqual(try catalog().countOriginals(), 2, "nothing cut was stored")
+        try runner.assertConsistent()
+    }
+
+    func testOversizeIsRefusedWithAndWithoutALength() throws {
+        let declared = server.url("/big/declared?size=8000000&cl=1")
+        let undeclared = server.url("/big/undeclared?size=8000000&cl=0")
+        let output = try runner.fetch([declared, undeclared], ["--max-size", "1M"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.outcome(declared), "rejected")
+        XCTAssertEqual(output.outcome(undeclared), "rejected")
+        XCTAssertEqual(try catalog().countOriginals(), 0)
+        try runner.assertConsistent()
+    }
+
+    func testABodyOverTheSingleUploadSizeIsStoredWhole() throws {
+        // 20 MB: above the 16 MiB that an object store takes in one PUT (a multipart upload there).
+        let url = server.url("/big/large?size=20000000&cl=1")
+        let output = try runner.fetch([url])
+        XCTAssertEqual(output.outcome(url), "stored", output.stderr)
+        let path = try XCTUnwrap(output.record(url)?["path"] as? String)
+        let expected = try server.get("/big/large-reference?size=20000000&cl=1")
+        XCTAssertEqual(expected.count, 20_000_000)
+        XCTAssertEqual(try runner.contents(of: path), expected)
+        try runner.assertConsistent()
+    }
+
+    func testAStalledTransferIsAbortedAndLeavesNothing() throws {
+        let url = server.url("/stall/s?for=20")
+        let started = Date()
+        let output = try runner.fetch([url], ["--stall-timeout", "1", "--retries", "1"])
+        XCTAssertEqual(output.outcome(url), "failed")
+        XCTAssertTrue((output.record(url)?["reason"] as? String ?? "").contains("stalled"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 8)
+        try runner.assertConsistent()
+    }
+
+    func testRedirectsAreFollowedAndLoopsFail() throws {
+        let ok = server.url("/redirect/3"), loop = server.url("/redirect-loop")
+        let output = try runner.fetch([ok, loop])
+        XCTAssertEqual(output.outcome(ok), "stored", output.stderr)
+        XCTAssertEqual(output.outcome(loop), "failed")
+        XCTAssertEqual(try catalog().countOriginals(), 1)
+        try runner.assertConsistent()
+    }
+
+    func testSameBytesUnderTwoURLsAreStoredOnce() throws {
+        let first = server.url("/photo/one?seed=same"), second = server.url("/photo/two?seed=same")
+        let output = try runner.fetch([first, second], ["--jobs", "1"])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual([output.outcome(first), output.outcome(second)].compactMap { $0 }.sorted(), ["duplicate", "stored"])
+        XCTAssertEqual(try catalog().countOriginals(), 1)
+        let sha = try XCTUnwrap(output.record(first)?["sha256"] as? String)
+        XCTAssertEqual(try catalog().sources(sha256: sha).count, 2)
+        try runner.assertConsistent()
+    }
+
+    func testTheSecondRunSkipsArchivedURLsWithoutARequest() throws {
+        let url = server.url("/photo/again?seed=again"), failing = server.url("/status/404")
+        let first = try runner.fetch([url, failing])
+        XCTAssertEqual(first.outcome(url), "stored")
+        let second = try runner.fetch([url, failing])
+        XCTAssertEqual(second.outcome(url), "skipped")
+        XCTAssertEqual(second.record(url)?["path"] as? String, first.record(url)?["path"] as? String)
+        XCTAssertEqual(try server.requestTimes("again").count, 1, "no request for an archived URL")
+        XCTAssertEqual(try server.requestTimes("status/404").count, 2, "failed URLs are tried again")
+        try runner.assertConsistent()
+    }
+
+    func testRefreshRevalidatesAndKeepsTheOlderOriginal() throws {
+        let unchanged = server.url("/versioned/same"), changing = server.url("/versioned/moving?change=1")
+        XCTAssertEqual(try runner.fetch([unchanged, changing]).status, 0)
+        let second = try runner.fetch([unchanged, changing], ["--refresh"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(second.outcome(unchanged), "unchanged")
+        XCTAssertEqual(second.record(unchanged)?["http_status"] as? Int, 304)
+        XCTAssertEqual(second.outcome(changing), "stored")
+        XCTAssertEqual(try catalog().countOriginals(), 3, "the old original is kept")
+        try runner.assertConsistent()
+    }
+
+    func testTheSameBytesPutBackAnOriginalWhoseFileIsGone() throws {
+        let url = server.url("/photo/back?seed=back")
+        let first = try runner.fetch([url])
+        let path = try XCTUnwrap(first.record(url)?["path"] as? String)
+        let bytes = try runner.contents(of: path)
+        if let store = runner.store {
+            try store.client.deleteObject(bucket: store.bucket, key: store.key(path))
+        } else {
+            try FileManager.default.removeItem(at: runner.library.appendingPathComponent(path))
+        }
+        let again = try runner.fetch([url], ["--refresh"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue((again.record(url)?["warnings"] as? [String] ?? []).contains { $0.hasPrefix("restored") }, again.stdout)
+        XCTAssertEqual(try runner.contents(of: path), bytes)
+        try runner.assertConsistent()
+    }
+
+    func testAFetchKilledMidRunLosesNothingAndARerunCompletes() throws {
+        let count = 60
+        let urls = (0..<count).map { server.url("/slow/kill-\($0)?delay=0.03&seed=\($0)") }
+        let list = try runner.writeList(urls).path
+        let catalogPath = runner.library.appendingPathComponent("catalog.sqlite").path
+        func catalogued() -> Int {
+            (try? SQLiteCatalog(path: catalogPath, readOnly: true, checkIntegrity: false).countOriginals()) ?? 0
+        }
+        var killed = 0
+        for round in 1...3 {
+            let target = catalogued() + 5 + round
+            let (process, _, _) = try ShoeboxProcess.start(
+                ["fetch", list, "--library", runner.library.path, "--jobs", "4"] + (runner.store?.arguments ?? []),
+                environment: runner.store?.environment ?? [:])
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning, catalogued() < target, Date() < deadline { usleep(2_000) }
+            usleep(UInt32(round) * 7_000)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { killed += 1 }
+            try runner.assertConsistent(allowStaging: true)
+        }
+        XCTAssertEqual(killed, 3, "every kill landed mid-run")
+        XCTAssertLessThan(catalogued(), count)
+        let rerun = try runner.run([list, "--jobs", "4"])
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        XCTAssertEqual(catalogued(), count)
+        try runner.assertConsistent()
+        let verify = try ShoeboxProcess.run(["verify", "--library", runner.library.path] + (runner.store?.arguments ?? []),
+                                            environment: runner.store?.environment ?? [:])
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+        XCTAssertEqual(verify.stdout, "", "no finding after the rerun")
+    }
+}
+
+/// The same rules with the originals in a bucket of a real S3 server.
+final class FetchBackendMatrixOnObjectStoreTests: FetchBackendMatrixTests {
+    nonisolated(unsafe) static var s3: SwiftS3Server?
+
+    override class func setUp() {
+        super.setUp()
+        s3 = try? SwiftS3Server()
+    }
+
+    override class func tearDown() {
+        s3?.stop()
+        s3 = nil
+        super.tearDown()
+    }
+
+    override func makeStore() throws -> ObjectStoreBackend? {
+        let server = try XCTUnwrap(Self.s3, "the S3 server (OpenStack Swift with s3api) did not start")
+        return try ObjectStoreBackend(server: server, bucket: "matrix-" + UUID().uuidString.prefix(8).lowercased())
+    }
+
+    // Linux's test discovery finds no inherited test: each is named here again.
+    override func testAPhotoIsStoredByteForByteUnderItsCaptureDate() throws { try super.testAPhotoIsStoredByteForByteUnderItsCaptureDate() }
+    override func testContentTypeAndSniffingRules() throws { try super.testContentTypeAndSniffingRules() }
+    override func testTruncatedBodiesAreRetriedAndNeverStored() throws { try super.testTruncatedBodiesAreRetriedAndNeverStored() }
+    override func testOversizeIsRefusedWithAndWithoutALength() throws { try super.testOversizeIsRefusedWithAndWithoutALength() }
+    override func testABodyOverTheSingleUploadSizeIsStoredWhole() throws { try super.testABodyOverTheSingleUploadSizeIsStoredWhole() }
+    override func testAStalledTransferIsAbortedAndLeavesNothing() throws { try super.testAStalledTransferIsAbortedAndLeavesNothing() }
+    override func testRedirectsAreFollowedAndLoopsFail() throws { try super.testRedirectsAreFollowedAndLoopsFail() }
+    override func testSameBytesUnderTwoURLsAreStoredOnce() throws { try super.testSameBytesUnderTwoURLsAreStoredOnce() }
+    override func testTheSecondRunSkipsArchivedURLsWithoutARequest() throws { try super.testTheSecondRunSkipsArchivedURLsWithoutARequest() }
+    override func testRefreshRevalidatesAndKeepsTheOlderOriginal() throws { try super.testRefreshRevalidatesAndKeepsTheOlderOriginal() }
+    override func testTheSameBytesPutBackAnOriginalWhoseFileIsGone() throws { try super.testTheSameBytesPutBackAnOriginalWhoseFileIsGone() }
+    override func testAFetchKilledMidRunLosesNothingAndARerunCompletes() throws { try super.testAFetchKilledMidRunLosesNothingAndARerunCompletes() }
+}
