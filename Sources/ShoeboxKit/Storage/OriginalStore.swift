@@ -50,6 +50,8 @@ public protocol OriginalStore: UploadStaging {
     func list(under folder: String, _ each: (StoredOriginal) throws -> Void) throws
     /// Removes the original at `path` (prune, repair); no error when it is already gone.
     func remove(path: String) throws
+    /// How many `publish` calls may run at once (a remote store's uploads wait on the network).
+    var publishConcurrency: Int { get }
     /// Where `path` is, for people: an absolute file path, or s3://BUCKET/KEY.
     func location(of path: String) -> String
     /// Where the store is, for people: the library folder, or s3://BUCKET/PREFIX.

@@ -38,6 +38,8 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
     }
 
     public var displayName: String { bucket.description }
+    /// Uploads at once when a batch is published.
+    public var publishConcurrency: Int { 8 }
 
     public func makeStagingFile() throws -> StagingFile { try staging.makeStagingFile() }
     public func discard(_ file: StagingFile) { staging.discard(file) }

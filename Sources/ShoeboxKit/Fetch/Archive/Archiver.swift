@@ -221,15 +221,19 @@ final class Archiver {
             throw error
         }
         // Committed: from here a crash is finished by recovery, so publishing errors only warn.
-        var publishErrors: [String: String] = [:]
         let published = newOriginals.map { ($0.sha256, $0.path) } + restoring.map { ($0.key, $0.value) }
-        for (sha256, path) in published {
+        let errors = LockedBox([String: String]())
+        nonisolated(unsafe) let store = store
+        // An upload waits on the network: a remote store's are made side by side.
+        ParallelLoop.run(count: published.count, jobs: min(store.publishConcurrency, published.count)) { index in
+            let (sha256, path) = published[index]
             do {
                 try store.publish(sha256: sha256, to: path)
             } catch {
-                publishErrors[sha256] = "\(error)"
+                errors.update { $0[sha256] = "\(error)" }
             }
         }
+        let publishErrors = errors.current
         for var result in results {
             if let sha = result.sha256, let problem = publishErrors[sha], result.outcome == .stored || restoring[sha] != nil {
                 result.warnings.append("recorded but not yet in place (\(problem)); the next run finishes it")
