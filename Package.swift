@@ -51,13 +51,12 @@ let package = Package(
         // Shared by the test targets: servers tests run against (OpenStack Swift with s3api).
         .target(
             name: "ShoeboxTestSupport", dependencies: ["ShoeboxKit"], path: "Tests/ShoeboxTestSupport",
-            resources: [.copy("Resources/swift-s3"), .copy("Resources/scripted-http")]
+            resources: [.copy("Resources/swift-s3"), .copy("Resources/scripted-http"), .copy("Resources/Fixtures")]
         ),
         .testTarget(name: "ShoeboxKitTests", dependencies: ["ShoeboxKit", "CShim", "CExif", "ShoeboxTestSupport"]),
         .testTarget(
             name: "ShoeboxCLITests",
-            dependencies: ["ShoeboxCLI", "ShoeboxKit", "ShoeboxTestSupport"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["ShoeboxCLI", "ShoeboxKit", "ShoeboxTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -33,7 +33,7 @@ cleanup() {
 trap cleanup EXIT
 
 mkfifo "$WORK/server-stdin"
-python3 Tests/ShoeboxCLITests/Fixtures/fixture_server.py < "$WORK/server-stdin" > "$WORK/port" &
+python3 Tests/ShoeboxTestSupport/Resources/Fixtures/fixture_server.py < "$WORK/server-stdin" > "$WORK/port" &
 SERVER_PID=$!
 exec 9> "$WORK/server-stdin"
 for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done

@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 
 /// fetch names an original after the response's Content-Disposition file name when the

@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 
 /// What --per-host and --connect-timeout do, seen from the server's side.

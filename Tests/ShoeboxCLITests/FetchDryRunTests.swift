@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 
 /// `fetch --dry-run`: what would be fetched, skipped or refused, with no request made and

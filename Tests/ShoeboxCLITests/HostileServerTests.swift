@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import ShoeboxKit
 import XCTest
 
@@ -187,7 +188,7 @@ final class HostileServerTests: XCTestCase {
 
     /// Runs Python with Fixtures/ on its path, returning what it writes.
     private func python(_ code: String) throws -> Data {
-        let fixtures = try XCTUnwrap(Bundle.module.url(forResource: "Fixtures", withExtension: nil)).path
+        let fixtures = try XCTUnwrap(FixtureServer.fixturesFolder)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import sys; sys.path.insert(0, '\(fixtures)'); " + code]

@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 @testable import ShoeboxCLI
 @testable import ShoeboxKit

@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 
 /// Under a process limit (a container's pids limit) the system refuses threads; verify,

@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import ShoeboxKit
 import XCTest
 

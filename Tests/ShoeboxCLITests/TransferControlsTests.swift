@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 
 /// fetch's wget/curl-style transfer controls: --limit-rate, --wait-between, --cookies,

@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 
 /// A folder under originals/ that cannot be listed (its permissions) is reported by verify

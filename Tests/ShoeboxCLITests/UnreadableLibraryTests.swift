@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 
 /// A library this user may not read was called "not a Shoebox library" (verify, reindex)

@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 
 /// verify only reads: a running writer no longer makes it exit 3 (library locked).

@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxTestSupport
 import XCTest
 
 /// Runs the built `shoebox` binary as a user would, capturing its output.
@@ -97,21 +98,8 @@ struct ShoeboxProcess {
     }
 
     /// Everything left to read from `handle` (empty on a read error, which the caller's
-    /// assertions then report; `readDataToEndOfFile` traps on one).
-    static func readAll(_ handle: FileHandle) -> Data {
-        (try? handle.readToEnd()) ?? Data()
-    }
-
-    /// What one read(2) of `handle` returns: the bytes available, empty at the end or on an
-    /// error (FileHandle's `availableData` traps on one; its `read(upToCount:)` waits for all).
-    static func readSome(_ handle: FileHandle) -> Data {
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = read(handle.fileDescriptor, &buffer, buffer.count)
-            if count >= 0 { return Data(buffer[..<count]) }
-            if errno != EINTR { return Data() }
-        }
-    }
+    static func readAll(_ handle: FileHandle) -> Data { PipeReading.readAll(handle) }
+    static func readSome(_ handle: FileHandle) -> Data { PipeReading.readSome(handle) }
 
     /// Runs `shoebox ARGS` to completion.
     @discardableResult

@@ -3,12 +3,15 @@ import XCTest
 
 /// A loopback HTTP server of Fixtures/ (fixture_server.py, or hostile_server.py for
 /// hand-made framing), started and stopped by a test.
-final class FixtureServer {
+public final class FixtureServer: @unchecked Sendable {
     private let process = Process()
     private let input = Pipe()
-    let port: Int
+    public let port: Int
 
-    init(script name: String = "fixture_server") throws {
+    /// The folder of the fixture scripts (for Python that imports them).
+    public static var fixturesFolder: String? { Bundle.module.url(forResource: "Fixtures", withExtension: nil)?.path }
+
+    public init(script name: String = "fixture_server") throws {
         guard let script = Bundle.module.url(forResource: name, withExtension: "py", subdirectory: "Fixtures") else {
             throw NSError(domain: "FixtureServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(name).py missing from the test bundle"])
         }
@@ -20,7 +23,7 @@ final class FixtureServer {
         try process.run()
         var line = Data()
         while !line.contains(0x0A) {
-            let chunk = ShoeboxProcess.readSome(output.fileHandleForReading)
+            let chunk = PipeReading.readSome(output.fileHandleForReading)
             guard !chunk.isEmpty else { break }
             line.append(chunk)
         }
@@ -31,25 +34,25 @@ final class FixtureServer {
         self.port = port
     }
 
-    func stop() {
+    public func stop() {
         try? input.fileHandleForWriting.close()
         process.terminate()
         process.waitUntilExit()
     }
 
-    func url(_ path: String) -> String {
+    public func url(_ path: String) -> String {
         "http://127.0.0.1:\(port)\(path)"
     }
 
     /// Body of a plain GET (bookkeeping routes and reference bytes).
-    func get(_ path: String) throws -> Data {
+    public func get(_ path: String) throws -> Data {
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         curl.arguments = ["--silent", "--fail", "--max-time", "60", url(path)]
         let output = Pipe()
         curl.standardOutput = output
         try curl.run()
-        let data = ShoeboxProcess.readAll(output.fileHandleForReading)
+        let data = PipeReading.readAll(output.fileHandleForReading)
         curl.waitUntilExit()
         guard curl.terminationStatus == 0 else {
             throw NSError(domain: "FixtureServer", code: 3, userInfo: [NSLocalizedDescriptionKey: "GET \(path) failed"])
@@ -58,13 +61,13 @@ final class FixtureServer {
     }
 
     /// Times (monotonic seconds) of the requests the server saw for a key.
-    func requestTimes(_ key: String) throws -> [Double] {
+    public func requestTimes(_ key: String) throws -> [Double] {
         try JSONDecoder().decode([Double].self, from: get("/_log/" + key))
     }
 
     /// Seconds between the first two requests for a key (a retry's wait); throws when
     /// there were fewer than two, so a test fails instead of trapping on an index.
-    func firstRetryDelay(_ key: String) throws -> Double {
+    public func firstRetryDelay(_ key: String) throws -> Double {
         let times = try requestTimes(key)
         guard times.count >= 2 else {
             throw NSError(domain: "FixtureServer", code: 4, userInfo: [NSLocalizedDescriptionKey: "\(key): \(times.count) request(s), no retry"])
@@ -73,13 +76,13 @@ final class FixtureServer {
     }
 
     /// Body bytes the server actually wrote for a /big key.
-    func bytesSent(_ key: String) throws -> Int {
+    public func bytesSent(_ key: String) throws -> Int {
         try JSONDecoder().decode(Int.self, from: get("/_sent/" + key))
     }
 
     /// Body bytes written for a /big (or page) key once its handler has returned, so the
     /// count is final; throws when it has not returned within `timeout` seconds.
-    func finalBytesSent(_ key: String, timeout: Double = 30) throws -> Int {
+    public func finalBytesSent(_ key: String, timeout: Double = 30) throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         while try !JSONDecoder().decode(Bool.self, from: get("/_finished/" + key)) {
             guard Date() < deadline else {
@@ -91,7 +94,7 @@ final class FixtureServer {
     }
 
     /// Requests in flight now and the most seen at once (bookkeeping routes not counted).
-    func concurrency() throws -> (now: Int, max: Int) {
+    public func concurrency() throws -> (now: Int, max: Int) {
         let value = try JSONDecoder().decode([String: Int].self, from: get("/_concurrency"))
         return (value["now"] ?? -1, value["max"] ?? -1)
     }
@@ -99,7 +102,7 @@ final class FixtureServer {
 
 extension XCTestCase {
     /// A fixture server stopped at the end of the test.
-    func startFixtureServer(script: String = "fixture_server") throws -> FixtureServer {
+    public func startFixtureServer(script: String = "fixture_server") throws -> FixtureServer {
         let server = try FixtureServer(script: script)
         addTeardownBlock { server.stop() }
         return server

@@ -1,0 +1,116 @@
+import Foundation
+import ShoeboxTestSupport
+import XCTest
+@testable import ShoeboxKit
+
+/// The archiver in process, against the in-memory store and catalog: what a batch
+/// records and publishes, and what a failure at each step leaves behind.
+final class ArchiverTests: XCTestCase {
+    private var store: InMemoryOriginalStore!
+    private var catalog: InMemoryCatalog!
+    private var journaled: [OriginalRecord] = []
+    private var results: [FetchResult] = []
+    private var archiver: Archiver!
+
+    override func setUpWithError() throws {
+        store = try InMemoryOriginalStore()
+        catalog = InMemoryCatalog()
+        journaled = []
+        results = []
+        archiver = Archiver(store: store, catalog: catalog, journal: { [unowned self] originals, _ in journaled += originals }) {
+            [unowned self] in results.append($0)
+        }
+    }
+
+    /// A small JPEG whose EXIF gives `date` (ModifyDate, in IFD0); distinct bytes per `seed`.
+    private func jpeg(seed: String, date: String = "2022:03:04 05:06:07") -> Data {
+        var tiff = TIFFBytes()
+        tiff.ascii(0x010E, seed)
+        tiff.ascii(0x0132, date)
+        return Data(EXIFBytes.jpeg(tiff: tiff.data))
+    }
+
+    /// A finished transfer of `data` from `url`, staged in the store's sink as the engine does.
+    private func received(_ data: Data, url: String) throws -> CompletedTransfer {
+        let file = try store.makeStagingFile()
+        _ = data.withUnsafeBytes { write(file.descriptor, $0.baseAddress, $0.count) }
+        let hasher = SHA256Hasher()
+        hasher.update(data)
+        return CompletedTransfer(
+            request: TransferRequest(item: FetchItem(url: url, origin: "test")),
+            body: .received(file, sha256: hasher.finalizeHex(), bytes: Int64(data.count), prefix: Array(data.prefix(64))),
+            attempts: 1, httpStatus: 200, contentType: "image/jpeg", etag: nil, lastModified: nil, finalURL: url)
+    }
+
+    func testABatchIsJournaledCommittedThenPublishedUnderItsCaptureDate() throws {
+        let photo = jpeg(seed: "a")
+        try archiver.accept(received(photo, url: "http://127.0.0.1:9/a.jpg"))
+        XCTAssertEqual(store.paths, [], "nothing is published before the batch is committed")
+        try archiver.flush()
+        XCTAssertEqual(results.map(\.outcome), [.stored])
+        XCTAssertEqual(results.first?.path, "originals/2022/03/04/a.jpg")
+        XCTAssertEqual(store.contents(of: "originals/2022/03/04/a.jpg"), photo)
+        XCTAssertEqual(journaled.map(\.path), ["originals/2022/03/04/a.jpg"])
+        XCTAssertEqual(try catalog.countOriginals(), 1)
+        XCTAssertEqual(try catalog.source(url: "http://127.0.0.1:9/a.jpg")?.sha256, results.first?.sha256)
+        XCTAssertEqual(store.openStagingFiles, 0)
+    }
+
+    func testTheSameBytesTwiceInOneBatchAreOneOriginalAndTwoSources() throws {
+        let photo = jpeg(seed: "same")
+        try archiver.accept(received(photo, url: "http://127.0.0.1:9/one.jpg"))
+        try archiver.accept(received(photo, url: "http://127.0.0.1:9/two.jpg"))
+        try archiver.flush()
+        XCTAssertEqual(results.map(\.outcome), [.stored, .duplicate])
+        XCTAssertEqual(store.paths.count, 1)
+        XCTAssertEqual(store.publishes.count, 1)
+        XCTAssertEqual(try catalog.sources(sha256: try XCTUnwrap(results.first?.sha256)).count, 2)
+        XCTAssertEqual(store.openStagingFiles, 0, "the duplicate's staging file was dropped")
+    }
+
+    func testAFailedCommitPublishesNothingAndReportsEveryResultFailed() throws {
+        try archiver.accept(received(jpeg(seed: "x"), url: "http://127.0.0.1:9/x.jpg"))
+        try archiver.accept(received(jpeg(seed: "y"), url: "http://127.0.0.1:9/y.jpg"))
+        catalog.failNextCommit = InMemoryCatalog.Failure(description: "database went away")
+        XCTAssertThrowsError(try archiver.flush())
+        XCTAssertEqual(results.map(\.outcome), [.failed, .failed])
+        XCTAssertTrue(results.allSatisfy { ($0.reason ?? "").contains("database went away") }, "\(results.map(\.reason))")
+        XCTAssertEqual(store.paths, [], "nothing published for a batch that was not recorded")
+        XCTAssertEqual(try store.pendingStaged(), [], "its staged content was dropped")
+        XCTAssertEqual(try catalog.countOriginals(), 0)
+    }
+
+    func testAPublishThatFailsAfterTheCommitWarnsAndLeavesTheContentStagedForRecovery() throws {
+        let photo = jpeg(seed: "late")
+        store.failPublish = ["originals/2022/03/04/late.jpg"]
+        try archiver.accept(received(photo, url: "http://127.0.0.1:9/late.jpg"))
+        try archiver.flush()
+        XCTAssertEqual(results.map(\.outcome), [.stored], "recorded: the next run finishes it")
+        XCTAssertNotNil(results.first?.notInPlace)
+        let sha = try XCTUnwrap(results.first?.sha256)
+        XCTAssertEqual(try store.pendingStaged(), [sha])
+        store.failPublish = []
+        let report = try LibraryRecovery.run(store: store, catalog: catalog)
+        XCTAssertEqual(report.published, 1)
+        XCTAssertEqual(store.contents(of: "originals/2022/03/04/late.jpg"), photo)
+    }
+
+    func testAnHTMLBodyIsRejectedAndLeavesNothing() throws {
+        let page = Data("<!doctype html><html><body>not here</body></html>".utf8)
+        try archiver.accept(received(page, url: "http://127.0.0.1:9/page"))
+        try archiver.flush()
+        XCTAssertEqual(results.map(\.outcome), [.rejected])
+        XCTAssertEqual(store.paths, [])
+        XCTAssertEqual(store.openStagingFiles, 0)
+        XCTAssertEqual(try catalog.countOriginals(), 0)
+    }
+
+    func testAnotherOriginalAtTheNameGetsASuffixedPath() throws {
+        store.put(Data("other bytes".utf8), at: "originals/2022/03/04/a.jpg")
+        try archiver.accept(received(jpeg(seed: "new"), url: "http://127.0.0.1:9/a.jpg"))
+        try archiver.flush()
+        XCTAssertEqual(results.map(\.outcome), [.stored])
+        XCTAssertNotEqual(results.first?.path, "originals/2022/03/04/a.jpg")
+        XCTAssertEqual(store.contents(of: "originals/2022/03/04/a.jpg"), Data("other bytes".utf8), "never replaced")
+    }
+}
