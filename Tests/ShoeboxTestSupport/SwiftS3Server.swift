@@ -154,7 +154,8 @@ public final class SwiftS3Server: @unchecked Sendable {
         kill(-pid, SIGTERM)
         var status: Int32 = 0
         var exited = false
-        for _ in 0..<100 {
+        // The script gives its servers 3 s after SIGTERM, then kills them: wait for it longer than that.
+        for _ in 0..<300 {
             if waitpid(pid, &status, WNOHANG) == pid { exited = true; break }
             usleep(50_000)
         }
@@ -164,8 +165,9 @@ public final class SwiftS3Server: @unchecked Sendable {
         }
         for server in serverPids where kill(server, 0) == 0 {
             // Only our own: a server's command line names our folder.
-            let commandLine = (try? String(contentsOfFile: "/proc/\(server)/cmdline", encoding: .utf8)) ?? ""
-            if commandLine.contains(directory) { kill(server, SIGKILL) }
+            // (Read to the end: /proc files report a size of 0.)
+            let data = FileHandle(forReadingAtPath: "/proc/\(server)/cmdline").flatMap { try? $0.readToEnd() } ?? Data()
+            if String(decoding: data, as: UTF8.self).contains(directory) { kill(server, SIGKILL) }
         }
     }
 }

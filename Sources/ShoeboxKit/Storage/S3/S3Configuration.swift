@@ -2,7 +2,7 @@ import Foundation
 
 /// Credentials, region and endpoint of an object store, and the client's network limits.
 /// `description` never shows the secret key or the session token.
-public struct S3Configuration: Sendable, CustomStringConvertible {
+public struct S3Configuration: Sendable, CustomStringConvertible, CustomReflectable {
     public var accessKeyID: String
     public var secretAccessKey: String
     /// Temporary credentials' token, sent as `x-amz-security-token`.
@@ -94,5 +94,13 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
     public var description: String {
         "S3Configuration(accessKeyID: \(accessKeyID), secretAccessKey: <hidden>, sessionToken: "
             + (sessionToken == nil ? "none" : "<hidden>") + ", region: \(region), endpoint: \(endpoint ?? "AWS"))"
+    }
+
+    /// For dump() and debuggers: the secrets hidden as in `description`.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "accessKeyID": accessKeyID, "secretAccessKey": "<hidden>", "sessionToken": sessionToken == nil ? "none" : "<hidden>",
+            "region": region, "endpoint": endpoint ?? "AWS",
+        ])
     }
 }
