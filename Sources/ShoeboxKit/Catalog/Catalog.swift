@@ -7,8 +7,11 @@
 /// Races, as an implementation must honour them: `insertOriginal` fails on a sha256
 /// or path already recorded (a unique constraint, never check-then-insert across
 /// writers); `insertOriginalIfAbsent` is the same insert that reports "already there"
-/// instead of failing; whole-table reads (`all…`) are for small tables and tests,
-/// `originals(after:limit:)` pages through any size.
+/// instead of failing; `reservePath` gives a library path to one writer's original
+/// before its bytes are stored (compared case-folded, against originals and other
+/// reservations), so two writers never pick the same name; `sources(urls:)` answers
+/// many lookups at once (one round trip to a remote catalog); whole-table reads
+/// (`all…`) are for small tables and tests, `originals(after:limit:)` pages through any size.
 public protocol Catalog: AnyObject {
     /// Runs `body` in one transaction: all its writes are committed together or not at all.
     func transaction<T>(_ body: () throws -> T) throws -> T
@@ -24,6 +27,13 @@ public protocol Catalog: AnyObject {
     /// Inserts `record` unless an original with its sha256 is recorded; false when one is
     /// (then nothing changes). Atomic: two writers inserting the same content get one row.
     func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool
+    /// Reserves `path` for the original `sha256` unless an original or another reservation
+    /// holds it, ignoring case as `hasOriginal(pathIgnoringCase:)` does: true when this call
+    /// got it. Atomic among writers. A reservation ends with `releaseReservations` (once the
+    /// batch that uses it is committed or dropped) or with the writer.
+    func reservePath(_ path: String, for sha256: String) throws -> Bool
+    /// Ends this writer's reservations.
+    func releaseReservations() throws
     /// At most `limit` originals whose path sorts after `path` (from the first when nil),
     /// ordered by path: a paged cursor over the catalog.
     func originals(after path: String?, limit: Int) throws -> [OriginalRecord]
@@ -32,6 +42,8 @@ public protocol Catalog: AnyObject {
     func countOriginals() throws -> Int
 
     func source(url: String) throws -> SourceRecord?
+    /// The records of those of `urls` the catalog has, by URL: a batched `source(url:)`.
+    func sources(urls: [String]) throws -> [String: SourceRecord]
     /// Whether any source is recorded (an empty catalog has no URL to skip).
     func hasSources() throws -> Bool
     /// Inserts or replaces the row for `record.url`.

@@ -34,6 +34,9 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     private var thumbnailColumns = CatalogSchema.thumbnailColumns
 
     private let checksIntegrity: Bool
+    /// Paths reserved by this writer, case-folded. Held in the process: the library lock
+    /// makes this connection the only writer, so no other can reserve meanwhile.
+    private var reserved: [String: String] = [:]
 
     /// Opens (creating when `readOnly` is false and the file is missing) the catalog at `path`.
     /// `immutable` (with `readOnly`): see `SQLiteConnection.init`.
@@ -288,6 +291,20 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         }
     }
 
+    public func reservePath(_ path: String, for sha256: String) throws -> Bool {
+        try locked {
+            let folded = CaseFoldedPath.fold(path)
+            if let holder = reserved[folded] { return holder == sha256 }
+            if try hasOriginal(pathIgnoringCase: path) { return false }
+            reserved[folded] = sha256
+            return true
+        }
+    }
+
+    public func releaseReservations() throws {
+        locked { reserved.removeAll(keepingCapacity: true) }
+    }
+
     public func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool {
         try transaction {
             if try original(sha256: record.sha256) != nil { return false }
@@ -331,6 +348,21 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
                 "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE url = ?", [.text(url)], source
             ).first
         }
+    }
+
+    public func sources(urls: [String]) throws -> [String: SourceRecord] {
+        var found: [String: SourceRecord] = [:]
+        // SQLite allows some hundreds of parameters per statement: asked in chunks.
+        for start in stride(from: 0, to: urls.count, by: 256) {
+            let chunk = Array(urls[start..<min(urls.count, start + 256)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            try locked {
+                for record in try connection.query(
+                    "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE url IN (\(marks))", chunk.map { .text($0) }, source
+                ) { found[record.url] = record }
+            }
+        }
+        return found
     }
 
     public func upsertSource(_ record: SourceRecord) throws {

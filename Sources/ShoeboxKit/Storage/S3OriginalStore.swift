@@ -20,8 +20,8 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
     static let singleUploadLimit: Int64 = 16 << 20
     /// The smallest part of a multipart upload (S3 needs at least 5 MiB but for the last).
     static let minimumPartSize: Int64 = 8 << 20
-    /// S3's limit on the parts of one upload.
-    static let maximumParts: Int64 = 10_000
+    /// Parts of one upload at most: AWS takes 10,000, OpenStack Swift 1,000 by default.
+    static let maximumParts: Int64 = 1_000
     /// Objects listed per request.
     static let listPage = 1000
 

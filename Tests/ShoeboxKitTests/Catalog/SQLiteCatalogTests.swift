@@ -486,6 +486,60 @@ final class SQLiteCatalogTests: XCTestCase {
         XCTAssertEqual(try catalog.countOriginals(), 200)
         XCTAssertEqual(try catalog.countSources(), 200)
     }
+
+    // MARK: The races the protocol states
+
+    func testAPathIsReservedOnceIgnoringCaseAndNeverOverAnOriginal() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.insertOriginal(original(1, path: "originals/2024/05/01/Été.jpg"))
+        XCTAssertFalse(try catalog.reservePath("originals/2024/05/01/été.JPG", for: hash(2)), "an original holds it")
+        XCTAssertTrue(try catalog.reservePath("originals/2024/05/01/b.jpg", for: hash(2)))
+        XCTAssertTrue(try catalog.reservePath("originals/2024/05/01/B.JPG", for: hash(2)), "the same content may ask again")
+        XCTAssertFalse(try catalog.reservePath("originals/2024/05/01/B.jpg", for: hash(3)), "reserved for other content")
+        try catalog.releaseReservations()
+        XCTAssertTrue(try catalog.reservePath("originals/2024/05/01/b.jpg", for: hash(3)), "free once released")
+    }
+
+    func testInsertIfAbsentReportsAnOriginalAlreadyThereAndChangesNothing() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        XCTAssertTrue(try catalog.insertOriginalIfAbsent(original(1)))
+        var again = original(1)
+        again.bytes = 5
+        XCTAssertFalse(try catalog.insertOriginalIfAbsent(again))
+        XCTAssertEqual(try catalog.original(sha256: hash(1))?.bytes, original(1).bytes)
+        XCTAssertThrowsError(try catalog.insertOriginalIfAbsent(original(2, path: original(1).path)), "a path conflict still fails")
+    }
+
+    func testOriginalsArePagedInPathOrder() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        for n in 0..<10 {
+            var record = original(n, path: String(format: "originals/2024/05/01/%02d.jpg", 9 - n))
+            record.sha256 = String(format: "%064d", n)
+            try catalog.insertOriginal(record)
+        }
+        var paths: [String] = []
+        var after: String?
+        while true {
+            let page = try catalog.originals(after: after, limit: 4)
+            XCTAssertLessThanOrEqual(page.count, 4)
+            guard let last = page.last else { break }
+            paths += page.map(\.path)
+            after = last.path
+        }
+        XCTAssertEqual(paths, (0..<10).map { String(format: "originals/2024/05/01/%02d.jpg", $0) })
+    }
+
+    func testSourcesAreLookedUpManyAtOnce() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        try catalog.insertOriginal(original(1))
+        let known = (0..<300).map { "http://127.0.0.1:9/\($0).jpg" }
+        try catalog.transaction { for url in known { try catalog.upsertSource(source(url, sha: hash(1))) } }
+        let asked = known + ["http://127.0.0.1:9/unknown.jpg"]
+        let found = try catalog.sources(urls: asked)
+        XCTAssertEqual(found.count, 300, "every known URL, past one chunk of parameters")
+        XCTAssertNil(found["http://127.0.0.1:9/unknown.jpg"])
+        XCTAssertEqual(found["http://127.0.0.1:9/299.jpg"]?.sha256, hash(1))
+    }
 }
 
 /// A counter shared by test threads.

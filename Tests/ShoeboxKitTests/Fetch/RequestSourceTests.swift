@@ -12,6 +12,9 @@ final class RequestSourceTests: XCTestCase {
         func hasOriginal(pathIgnoringCase path: String) throws -> Bool { throw error }
         func insertOriginal(_ record: OriginalRecord) throws { throw error }
         func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool { throw error }
+        func reservePath(_ path: String, for sha256: String) throws -> Bool { throw error }
+        func releaseReservations() throws {}
+        func sources(urls: [String]) throws -> [String: SourceRecord] { throw error }
         func originals(after path: String?, limit: Int) throws -> [OriginalRecord] { throw error }
         func allOriginals() throws -> [OriginalRecord] { throw error }
         func countOriginals() throws -> Int { throw error }

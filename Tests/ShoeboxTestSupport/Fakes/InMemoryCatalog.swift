@@ -71,6 +71,20 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
         }
     }
 
+    private var reserved: [String: String] = [:]
+
+    public func reservePath(_ path: String, for sha256: String) throws -> Bool {
+        try locked {
+            let folded = CaseFoldedPath.fold(path)
+            if let holder = reserved[folded] { return holder == sha256 }
+            if try hasOriginal(pathIgnoringCase: path) { return false }
+            reserved[folded] = sha256
+            return true
+        }
+    }
+
+    public func releaseReservations() throws { locked { reserved.removeAll() } }
+
     public func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool {
         try locked {
             if state.originals[record.sha256] != nil { return false }
@@ -87,6 +101,9 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
     public func countOriginals() throws -> Int { locked { state.originals.count } }
 
     public func source(url: String) throws -> SourceRecord? { locked { state.sources[url] } }
+    public func sources(urls: [String]) throws -> [String: SourceRecord] {
+        locked { state.sources.filter { urls.contains($0.key) } }
+    }
     public func hasSources() throws -> Bool { locked { !state.sources.isEmpty } }
     public func upsertSource(_ record: SourceRecord) throws { locked { state.sources[record.url] = record } }
     public func sources(sha256: String) throws -> [SourceRecord] {

@@ -21,8 +21,6 @@ final class Archiver {
     private var stagedPaths: [String: String] = [:]
     /// Originals whose missing files this batch puts back, by hash: their paths.
     private var restoring: [String: String] = [:]
-    /// Paths given out in this batch, lower-cased: names differing by case only collide too.
-    private var reservedPaths: Set<String> = []
 
     static let batchLimit = 64
 
@@ -141,12 +139,13 @@ final class Archiver {
         let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256, contentDisposition: transfer.contentDisposition)
         let path = try discarding(file) {
             try LibraryPathPlanner.uniquePath(folder: dated.folder, stem: stem, fileExtension: format.fileExtension) {
-                if try reservedPaths.contains(CaseFoldedPath.fold($0)) || store.exists(path: $0) { return true }
-                return try catalog.hasOriginal(pathIgnoringCase: $0)
+                // Taken: by a file or object already there, or (ignoring case) by a catalogued
+                // original or a path reserved for other content; else reserved for this one.
+                if try store.exists(path: $0) { return true }
+                return try !catalog.reservePath($0, for: sha256)
             }
         }
         try store.stage(file, sha256: sha256)
-        reservedPaths.insert(CaseFoldedPath.fold(path))
         stagedPaths[sha256] = path
 
         let record = OriginalRecord(
@@ -260,6 +259,6 @@ final class Archiver {
         sources.removeAll(keepingCapacity: true)
         stagedPaths.removeAll(keepingCapacity: true)
         restoring.removeAll(keepingCapacity: true)
-        reservedPaths.removeAll(keepingCapacity: true)
+        try? catalog.releaseReservations()
     }
 }
