@@ -136,13 +136,14 @@ public final class LocalOriginalStore: OriginalStore, @unchecked Sendable {
         access(layout.absolute(path), F_OK) == 0
     }
 
-    public func size(path: String) throws -> Int64? {
+    public func info(path: String) throws -> StoredOriginal? {
         var info = stat()
         guard stat(layout.absolute(path), &info) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw POSIXFileError(path: layout.absolute(path), operation: "read", code: errno)
         }
-        return Int64(info.st_size)
+        let file = LibraryFile(path: path, info: info)
+        return StoredOriginal(path: path, bytes: file.bytes, modified: file.modified)
     }
 
     public func read(path: String, offset: Int64, count: Int) throws -> [UInt8] {

@@ -34,8 +34,9 @@ public protocol OriginalStore: UploadStaging {
     func recordedSHA256(path: String) throws -> String?
     /// Whether an original is at `path`.
     func exists(path: String) throws -> Bool
-    /// The size of the original at `path`, or nil when there is none.
-    func size(path: String) throws -> Int64?
+    /// The size and time of the original at `path` (and the hash the store keeps beside it,
+    /// if any), or nil when there is none.
+    func info(path: String) throws -> StoredOriginal?
     /// Up to `count` bytes of the original at `path` from `offset` (fewer at its end):
     /// metadata needs only the first bytes, so remote stores read a range.
     func read(path: String, offset: Int64, count: Int) throws -> [UInt8]
@@ -65,6 +66,11 @@ public protocol UploadStaging: AnyObject, Sendable {
     func makeStagingFile() throws -> StagingFile
     /// Drops a staging file (failed download, duplicate content).
     func discard(_ file: StagingFile)
+}
+
+extension OriginalStore {
+    /// The size of the original at `path`, or nil when there is none.
+    public func size(path: String) throws -> Int64? { try info(path: path)?.bytes }
 }
 
 /// What `publish` did.

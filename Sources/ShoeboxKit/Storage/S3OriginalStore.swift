@@ -121,8 +121,10 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
         try head(bucket.key(for: path)) != nil
     }
 
-    public func size(path: String) throws -> Int64? {
-        try head(bucket.key(for: path))?.size
+    public func info(path: String) throws -> StoredOriginal? {
+        try head(bucket.key(for: path)).map {
+            StoredOriginal(path: path, bytes: $0.size, modified: $0.lastModified?.timeIntervalSince1970 ?? 0, sha256: $0.metadata["sha256"])
+        }
     }
 
     /// The SHA-256 the object carries (`x-amz-meta-sha256`), nil when it has none or is missing.

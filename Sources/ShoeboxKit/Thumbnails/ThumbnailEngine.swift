@@ -12,11 +12,10 @@ import Foundation
 public final class ThumbnailEngine: @unchecked Sendable {
     public let libraryRoot: String
     public let options: ThumbnailOptions
-    /// A store whose originals are not local files (an object store): each original whose
-    /// thumbnails are stale is copied from it to a temporary file, rendered, and dropped.
-    /// Objects are never changed in place, so their thumbnails are stale only when missing,
-    /// of another size than recorded, or made with other settings.
-    var remoteStore: OriginalStore?
+    /// Where the originals are read from: a local store's files directly; a remote store's
+    /// originals whose thumbnails are stale are copied to a temporary file, rendered, dropped.
+    /// Without one (in-process tests of the engine alone), LIBRARY/originals/ by path.
+    var store: OriginalStore?
     private let renderer: ThumbnailRenderer
     private let condition = NSCondition()
     private var pending: [ThumbnailEvent] = []
@@ -127,18 +126,22 @@ public final class ThumbnailEngine: @unchecked Sendable {
             }
             targets.append(ThumbnailTarget(size: size, path: path))
         }
-        var original = stat()
-        if let remoteStore {
-            guard let size = try? remoteStore.size(path: source.path) else {
-                return [.failed(source, .originalMissing(remoteStore.location(of: source.path)))]
+        let originalBytes: Int64, originalTime: Int64
+        if let store, !(store is LocalOriginalStore) {
+            guard let found = try? store.info(path: source.path) else {
+                return [.failed(source, .originalMissing(store.location(of: source.path)))]
             }
-            original.st_size = off_t(size)
+            originalBytes = found.bytes
+            originalTime = Int64(found.modified) * 1_000_000_000
         } else {
-            guard stat(libraryRoot + "/" + source.path, &original) == 0 else {
+            // A local file's time to the nanosecond: a thumbnail must be newer than it.
+            var info = stat()
+            guard stat(libraryRoot + "/" + source.path, &info) == 0 else {
                 return [.failed(source, .originalMissing(source.path))]
             }
+            originalBytes = Int64(info.st_size)
+            originalTime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         }
-        let originalTime = Int64(original.st_mtim.tv_sec) * 1_000_000_000 + Int64(original.st_mtim.tv_nsec)
         var events: [ThumbnailEvent] = []
         var stale: [ThumbnailTarget] = []
         for target in targets {
@@ -161,13 +164,13 @@ public final class ThumbnailEngine: @unchecked Sendable {
             }
         }
         guard !stale.isEmpty else { return events + [.upToDate(source)] }
-        guard let remoteStore else { return events + render(source, file: nil, size: Int64(original.st_size), stale: stale) }
+        guard let store, !(store is LocalOriginalStore) else { return events + render(source, file: nil, size: originalBytes, stale: stale) }
         do {
-            return try events + remoteStore.withLocalFile(path: source.path) { file in
-                render(source, file: file, size: Int64(original.st_size), stale: stale)
+            return try events + store.withLocalFile(path: source.path) { file in
+                render(source, file: file, size: originalBytes, stale: stale)
             }
         } catch {
-            return events + [.failed(source, .unreadable(path: remoteStore.location(of: source.path), reason: "\(error)"))]
+            return events + [.failed(source, .unreadable(path: store.location(of: source.path), reason: "\(error)"))]
         }
     }
 

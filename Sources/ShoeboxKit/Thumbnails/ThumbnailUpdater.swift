@@ -14,8 +14,7 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     /// Thumbnails of `library`'s originals, recorded in `catalog`.
     public convenience init(library: Library, catalog: Catalog, options: ThumbnailOptions) throws {
         self.init(libraryRoot: library.layout.root, catalog: catalog, options: options)
-        let store = try library.store()
-        if !(store is LocalOriginalStore) { engine.remoteStore = store }
+        engine.store = try library.store()
     }
 
     public init(libraryRoot: String, catalog: Catalog, options: ThumbnailOptions) {

@@ -103,7 +103,9 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
 
     public func recordedSHA256(path: String) throws -> String? { nil }
     public func exists(path: String) throws -> Bool { locked { originals[path] != nil } }
-    public func size(path: String) throws -> Int64? { locked { originals[path].map { Int64($0.count) } } }
+    public func info(path: String) throws -> StoredOriginal? {
+        locked { originals[path].map { StoredOriginal(path: path, bytes: Int64($0.count), modified: 0) } }
+    }
 
     public func read(path: String, offset: Int64, count: Int) throws -> [UInt8] {
         try locked {
