@@ -94,7 +94,7 @@ class FetchBackendMatrixTests: XCTestCase {
     }
 
     func testABodyOverTheSingleUploadSizeIsStoredWhole() throws {
-        // 20 MB: above the 16 MiB that an object store takes in one PUT (a multipart upload there).
+        // 20 MB: above the 8 MiB an object store takes in one PUT (a multipart upload of 3 parts there).
         let url = server.url("/big/large?size=20000000&cl=1")
         let output = try runner.fetch([url])
         XCTAssertEqual(output.outcome(url), "stored", output.stderr)

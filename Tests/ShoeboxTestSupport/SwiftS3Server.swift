@@ -36,7 +36,7 @@ public final class SwiftS3Server: @unchecked Sendable {
     }
 
     /// Starts the server and waits until it answers signed S3 requests (at most `timeout` s).
-    public init(timeout: Double = 60) throws {
+    public init(timeout: Double = 120) throws {
         let template = NSTemporaryDirectory() + "/shoebox-swift-s3.XXXXXX"
         var templateBytes = Array(template.utf8CString)
         guard let made = mkdtemp(&templateBytes) else {
@@ -116,7 +116,21 @@ public final class SwiftS3Server: @unchecked Sendable {
     }
 
     /// Makes a bucket with /usr/bin/curl (independent of the client under test).
+    /// A 503 (a server of the cluster busy or still starting on a loaded machine) is asked
+    /// again, for at most 30 s.
     public func createBucket(_ name: String) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            let code = try putBucket(name)
+            if code == "200" { return }
+            guard code == "503" || code == "000", Date() < deadline else {
+                throw StartFailure(description: "PUT bucket \(name) answered HTTP \(code)")
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
+    private func putBucket(_ name: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         // The access key's ':' would split `--user KEY:SECRET`: the credentials go in the URL,
@@ -132,7 +146,7 @@ public final class SwiftS3Server: @unchecked Sendable {
         try process.run()
         let code = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard code == "200" else { throw StartFailure(description: "PUT bucket \(name) answered HTTP \(code)") }
+        return code
     }
 
     /// Stops every process started and removes the temporary folder. Safe to call twice.

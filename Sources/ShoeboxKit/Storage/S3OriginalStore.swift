@@ -16,14 +16,15 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
     public let client: S3Client
     public let staging: LocalStagingArea
 
-    /// Bodies up to this size go up in one PUT (read into memory).
-    static let singleUploadLimit: Int64 = 16 << 20
+    /// Bodies up to this size go up in one PUT (read into memory). Settable for tests.
+    public var singleUploadLimit: Int64 = 8 << 20
     /// The smallest part of a multipart upload (S3 needs at least 5 MiB but for the last).
-    static let minimumPartSize: Int64 = 8 << 20
+    /// Settable for tests.
+    public var minimumPartSize: Int64 = 8 << 20
     /// Parts of one upload at most: AWS takes 10,000, OpenStack Swift 1,000 by default.
     static let maximumParts: Int64 = 1_000
-    /// Objects listed per request.
-    static let listPage = 1000
+    /// Objects listed per request (S3's maximum: 1000). Settable for tests.
+    public var listPage = 1000
 
     /// `creating: false` for readers: no local folder is made and the bucket is not checked.
     public init(location: S3Location, configuration: S3Configuration, layout: LibraryLayout, creating: Bool) throws {
@@ -82,12 +83,14 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
         let handle = try FileReader(path: file)
         defer { handle.close() }
         let size = handle.size
-        guard size > Self.singleUploadLimit else {
-            try client.putObject(bucket: bucket.bucket, key: key, data: try handle.read(count: Int(size)),
-                                 contentType: contentType, metadata: metadata)
+        guard size > singleUploadLimit else {
+            let data = try handle.read(count: Int(size))
+            // A file that ends before its size must not go up short under the whole content's hash.
+            guard data.count == Int(size) else { throw S3StoreError.shortRead(path: file) }
+            try client.putObject(bucket: bucket.bucket, key: key, data: data, contentType: contentType, metadata: metadata)
             return
         }
-        let partSize = max(Self.minimumPartSize, (size + Self.maximumParts - 1) / Self.maximumParts)
+        let partSize = max(minimumPartSize, (size + Self.maximumParts - 1) / Self.maximumParts)
         let uploadID = try client.createMultipartUpload(bucket: bucket.bucket, key: key, contentType: contentType, metadata: metadata)
         do {
             var parts: [S3UploadedPart] = []
@@ -172,7 +175,7 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
         let strip = bucket.listingPrefix
         var token: String?
         repeat {
-            let page = try client.listObjectsV2(bucket: bucket.bucket, prefix: prefix, continuationToken: token, maxKeys: Self.listPage)
+            let page = try client.listObjectsV2(bucket: bucket.bucket, prefix: prefix, continuationToken: token, maxKeys: listPage)
             for object in page.objects where object.key.hasPrefix(strip) {
                 try each(StoredOriginal(path: String(object.key.dropFirst(strip.count)), bytes: object.size,
                                         modified: object.lastModified?.timeIntervalSince1970 ?? 0))

@@ -19,7 +19,14 @@ public final class S3Client: Sendable {
 
     /// Succeeds when the bucket exists and the credentials may use it.
     public func headBucket(_ bucket: String) throws {
-        _ = try transport.perform(S3Request(method: "HEAD", bucket: bucket))
+        do {
+            _ = try transport.perform(S3Request(method: "HEAD", bucket: bucket))
+        } catch S3Error.accessDenied(let resource, let message) {
+            // A HEAD answer has no body to say why (a wrong secret key, an unknown access key, the
+            // clock): a one-key listing asks again, and its error names the cause.
+            _ = try listObjectsV2(bucket: bucket, maxKeys: 1)
+            throw S3Error.accessDenied(resource: resource, message: message)
+        }
     }
 
     /// Makes a bucket (in the configured region).

@@ -210,6 +210,18 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 [ "$ready" = 1 ] || { echo "start-swift-s3: no signed S3 answer after 30 s (last HTTP status $code); logs in $dir/log" >&2; exit 1; }
+# The container and object servers may still be starting after the account server answers
+# (a PUT bucket then gets 503): ready for use once a probe bucket can be made and removed.
+ready=0
+for _ in $(seq 300); do
+  code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 --aws-sigv4 aws:amz:us-east-1:s3 -X PUT \
+    -H "x-amz-content-sha256: $empty_sha256" "http://test%3Atester:testing@127.0.0.1:$proxy_port/swift-s3-ready-probe" 2>/dev/null) || true
+  if [ "$code" = 200 ]; then ready=1; break; fi
+  sleep 0.1
+done
+[ "$ready" = 1 ] || { echo "start-swift-s3: a bucket could not be made after 30 s (last HTTP status $code); logs in $dir/log" >&2; exit 1; }
+curl -s -o /dev/null --max-time 5 --aws-sigv4 aws:amz:us-east-1:s3 -X DELETE -H "x-amz-content-sha256: $empty_sha256" \
+  "http://test%3Atester:testing@127.0.0.1:$proxy_port/swift-s3-ready-probe" 2>/dev/null || true
 
 echo "http://127.0.0.1:$proxy_port"
 

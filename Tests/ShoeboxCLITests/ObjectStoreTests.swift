@@ -1,0 +1,463 @@
+import Foundation
+import ShoeboxKit
+import ShoeboxTestSupport
+import XCTest
+
+/// The shoebox binary with `--store s3://…` against a real S3 server (OpenStack Swift with s3api
+/// on 127.0.0.1, one for the class) and the fixture HTTP server. Each test has a bucket of its own.
+final class ObjectStoreTests: XCTestCase {
+    nonisolated(unsafe) static var server: SwiftS3Server?
+    nonisolated(unsafe) static var startError: Error?
+
+    override class func setUp() {
+        super.setUp()
+        Shoebox.initializeProcess()
+        do {
+            server = try SwiftS3Server()
+        } catch {
+            startError = error
+        }
+    }
+
+    override class func tearDown() {
+        server?.stop()
+        server = nil
+        super.tearDown()
+    }
+
+    private var s3: SwiftS3Server!
+    private var client: S3Client!
+    private var work: URL!
+    private var library: String { work.appendingPathComponent("library").path }
+
+    override func setUpWithError() throws {
+        if let error = Self.startError { throw error }
+        s3 = try XCTUnwrap(Self.server)
+        client = S3Client(configuration: try s3.configuration())
+        work = try makeTemporaryDirectory(self)
+    }
+
+    // MARK: Helpers
+
+    /// A new bucket for the calling test.
+    private func makeBucket() throws -> String {
+        let name = "b-" + UUID().uuidString.lowercased().prefix(13)
+        try s3.createBucket(name)
+        return name
+    }
+
+    /// The AWS variables for the test server, with `overrides` ("" unsets one).
+    private func awsEnvironment(_ overrides: [String: String] = [:]) -> [String: String] {
+        var environment = [
+            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secret,
+            "AWS_ENDPOINT_URL": s3.endpoint, "AWS_ENDPOINT_URL_S3": "", "AWS_REGION": s3.region,
+            "AWS_DEFAULT_REGION": "", "AWS_SESSION_TOKEN": "", "SHOEBOX_STORE": "",
+        ]
+        for (name, value) in overrides { environment[name] = value }
+        return environment
+    }
+
+    /// Runs shoebox with the AWS variables; no output ever shows the secret or a signature.
+    @discardableResult
+    private func shoebox(_ arguments: [String], environment: [String: String] = [:],
+                         file: StaticString = #filePath, line: UInt = #line) throws -> ShoeboxProcess.Result {
+        let result = try ShoeboxProcess.run(arguments, environment: awsEnvironment(environment))
+        assertNoSecrets(result.stdout + result.stderr, file: file, line: line)
+        return result
+    }
+
+    private func assertNoSecrets(_ output: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(output.contains(s3.secret), "the secret key was printed: \(output)", file: file, line: line)
+        XCTAssertFalse(output.contains("Signature="), "a signature was printed: \(output)", file: file, line: line)
+    }
+
+    private func writeList(_ urls: [String]) throws -> String {
+        let list = work.appendingPathComponent("list-\(UUID().uuidString).txt")
+        try (urls.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        return list.path
+    }
+
+    private func catalogOriginals() throws -> [OriginalRecord] {
+        let catalog = try SQLiteCatalog(path: library + "/catalog.sqlite", readOnly: true)
+        defer { catalog.close() }
+        return try catalog.allOriginals()
+    }
+
+    /// Every object in `bucket` (all pages).
+    private func objects(in bucket: String, prefix: String = "") throws -> [S3ObjectSummary] {
+        var all: [S3ObjectSummary] = []
+        var token: String?
+        repeat {
+            let page = try client.listObjectsV2(bucket: bucket, prefix: prefix, continuationToken: token)
+            all += page.objects
+            token = page.nextContinuationToken
+        } while token != nil
+        return all
+    }
+
+    private func sha256(_ data: Data) -> String {
+        let hasher = SHA256Hasher()
+        hasher.update(data)
+        return hasher.finalizeHex()
+    }
+
+    /// Files (not folders) under LIBRARY/originals/.
+    private func localOriginals() -> [String] {
+        let folder = library + "/originals"
+        return (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter {
+            var isFolder: ObjCBool = false
+            FileManager.default.fileExists(atPath: folder + "/" + $0, isDirectory: &isFolder)
+            return !isFolder.boolValue
+        }
+    }
+
+    /// Each catalogued original is one object at PREFIX/PATH whose bytes and x-amz-meta-sha256
+    /// are the catalog's hash and whose Content-Type fits its extension; nothing else is in the
+    /// bucket, no multipart upload is left, and no original is in the library folder.
+    private func assertBucketMatchesCatalog(_ bucket: String, prefix: String,
+                                            file: StaticString = #filePath, line: UInt = #line) throws -> [OriginalRecord] {
+        let originals = try catalogOriginals()
+        let keyPrefix = prefix.isEmpty ? "" : prefix + "/"
+        for original in originals {
+            let key = keyPrefix + original.path
+            let info = try client.headObject(bucket: bucket, key: key)
+            XCTAssertEqual(info.metadata["sha256"], original.sha256, key, file: file, line: line)
+            XCTAssertEqual(info.size, original.bytes, key, file: file, line: line)
+            let expectedType = original.path.hasSuffix(".png") ? "image/png" : "image/jpeg"
+            XCTAssertEqual(info.contentType, expectedType, key, file: file, line: line)
+            XCTAssertEqual(info.contentType, original.contentType, key, file: file, line: line)
+            let hasher = SHA256Hasher()
+            try client.getObject(bucket: bucket, key: key) { hasher.update($0) }
+            XCTAssertEqual(hasher.finalizeHex(), original.sha256, "bytes of \(key)", file: file, line: line)
+        }
+        XCTAssertEqual(Set(try objects(in: bucket).map(\.key)), Set(originals.map { keyPrefix + $0.path }),
+                       "the bucket holds the catalogued originals and nothing else", file: file, line: line)
+        XCTAssertEqual(try client.listAllMultipartUploads(bucket: bucket), [], "no incomplete multipart upload",
+                       file: file, line: line)
+        XCTAssertEqual(localOriginals(), [], "no original in the library folder", file: file, line: line)
+        return originals
+    }
+
+    /// Fetches `count` distinct photos into `store` (exit 0) and returns the catalog.
+    private func fetchPhotos(_ count: Int, into store: String, server: FixtureServer, tag: String = "p",
+                             file: StaticString = #filePath, line: UInt = #line) throws -> [OriginalRecord] {
+        let urls = (0..<count).map { server.url("/photo/\(tag)\($0).jpg?seed=\(tag)-\($0)") }
+        let fetch = try shoebox(["fetch", try writeList(urls), "--library", library, "--store", store], file: file, line: line)
+        XCTAssertEqual(fetch.status, 0, fetch.stderr, file: file, line: line)
+        let originals = try catalogOriginals()
+        XCTAssertEqual(originals.count, count, file: file, line: line)
+        return originals
+    }
+
+    // MARK: fetch
+
+    func testFetchStoresEachOriginalOnceAsAnObjectAndARerunRequestsNothing() throws {
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/archive/2024"
+        let urls = [
+            server.url("/photo/a.jpg?seed=a"), server.url("/photo/b.jpg?seed=b&make=Canon"),
+            server.url("/photo/dup1.jpg?seed=same"), server.url("/photo/dup2.jpg?seed=same"),
+            server.url("/png/p1"), server.url("/html"), server.url("/status/404"),
+        ]
+        let list = try writeList(urls)
+        let first = try shoebox(["fetch", list, "--json", "--library", library, "--store", store])
+        XCTAssertEqual(first.status, 1, "the HTML page and the 404 fail: \(first.stderr)")
+        let records = FetchRunner.parseLines(first.stdout)
+        func outcome(_ url: String) -> String? { records.first { $0["url"] as? String == url }?["outcome"] as? String }
+        XCTAssertEqual(outcome(urls[0]), "stored")
+        XCTAssertEqual(outcome(urls[1]), "stored")
+        XCTAssertEqual(Set([outcome(urls[2]), outcome(urls[3])]), ["stored", "duplicate"])
+        XCTAssertEqual(outcome(urls[4]), "stored")
+        XCTAssertNotEqual(outcome(urls[5]), "stored")
+        XCTAssertNotEqual(outcome(urls[6]), "stored")
+
+        let originals = try assertBucketMatchesCatalog(bucket, prefix: "archive/2024")
+        XCTAssertEqual(originals.count, 4, "a, b, the duplicate once, the PNG")
+        XCTAssertTrue(originals.allSatisfy { $0.path.hasPrefix("originals/") })
+        let before = try objects(in: bucket)
+
+        let second = try shoebox(["fetch", list, "--json", "--library", library, "--store", store])
+        XCTAssertEqual(second.status, 1, "still only the deliberate failures: \(second.stderr)")
+        let again = FetchRunner.parseLines(second.stdout)
+        XCTAssertFalse(again.contains { $0["outcome"] as? String == "stored" }, second.stdout)
+        for name in ["a.jpg", "b.jpg", "dup1.jpg", "dup2.jpg"] {
+            XCTAssertEqual(try server.requestTimes(name).count, 1, "\(name) was requested again")
+        }
+        let after = try objects(in: bucket)
+        XCTAssertEqual(after.map(\.key), before.map(\.key), "nothing new stored")
+        XCTAssertEqual(after.map(\.etag), before.map(\.etag), "no object rewritten")
+        _ = try assertBucketMatchesCatalog(bucket, prefix: "archive/2024")
+    }
+
+    func testTheStoreFromSHOEBOX_STOREWorksAsTheOption() throws {
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let urls = [server.url("/photo/e1.jpg?seed=e1"), server.url("/photo/e2.jpg?seed=e2")]
+        let environment = ["SHOEBOX_STORE": "s3://\(bucket)/from-env"]
+        let fetch = try shoebox(["fetch", try writeList(urls), "--library", library], environment: environment)
+        XCTAssertEqual(fetch.status, 0, fetch.stderr)
+        let originals = try assertBucketMatchesCatalog(bucket, prefix: "from-env")
+        XCTAssertEqual(originals.count, 2)
+        let verify = try shoebox(["verify", "--library", library], environment: environment)
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+        // Without the variable the same library looks for local originals, and finds none.
+        let local = try shoebox(["verify", "--library", library])
+        XCTAssertEqual(local.status, 1, local.stdout + local.stderr)
+        XCTAssertTrue(local.stdout.contains("missing " + originals[0].path), local.stdout)
+    }
+
+    // MARK: verify
+
+    func testVerifyReportsMissingReplacedAndResizedObjects() throws {
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/v"
+        let originals = try fetchPhotos(3, into: store, server: server).sorted { $0.path < $1.path }
+        let clean = try shoebox(["verify", "--library", library, "--store", store])
+        XCTAssertEqual(clean.status, 0, clean.stdout + clean.stderr)
+        let quickClean = try shoebox(["verify", "--quick", "--library", library, "--store", store])
+        XCTAssertEqual(quickClean.status, 0, quickClean.stdout + quickClean.stderr)
+
+        let deleted = originals[0], replaced = originals[1], resized = originals[2]
+        try client.deleteObject(bucket: bucket, key: "v/" + deleted.path)
+        // Other bytes of the same size, and other bytes of another size, both keeping the metadata.
+        let sameSize = Data(repeating: 0x5A, count: Int(replaced.bytes))
+        try client.putObject(bucket: bucket, key: "v/" + replaced.path, data: sameSize, contentType: "image/jpeg",
+                             metadata: ["sha256": replaced.sha256])
+        try client.putObject(bucket: bucket, key: "v/" + resized.path, data: Data(repeating: 1, count: 10),
+                             contentType: "image/jpeg", metadata: ["sha256": resized.sha256])
+
+        let full = try shoebox(["verify", "--library", library, "--store", store])
+        XCTAssertEqual(full.status, 1, full.stderr)
+        let lines = full.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("missing ") && $0.contains(deleted.path) }, full.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("hash-mismatch ") && $0.contains(replaced.path) }, full.stdout)
+        XCTAssertTrue(lines.contains { ($0.hasPrefix("size-mismatch ") || $0.hasPrefix("hash-mismatch ")) && $0.contains(resized.path) },
+                      full.stdout)
+
+        let quick = try shoebox(["verify", "--quick", "--library", library, "--store", store])
+        XCTAssertEqual(quick.status, 1, quick.stderr)
+        let quickLines = quick.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(quickLines.contains { $0.hasPrefix("missing ") && $0.contains(deleted.path) }, quick.stdout)
+        XCTAssertTrue(quickLines.contains { $0.hasPrefix("size-mismatch ") && $0.contains(resized.path) }, quick.stdout)
+        XCTAssertFalse(quick.stdout.contains(replaced.path), "--quick compares sizes only: \(quick.stdout)")
+    }
+
+    // MARK: inspect, thumbs, gallery
+
+    func testInspectReadsMetadataFromTheBucketAndNamesObjects() throws {
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/i"
+        let url = server.url("/photo/cam.jpg?seed=cam&make=Fujifilm&model=X-T5&date=2023:07:14%2009:30:00")
+        let fetch = try shoebox(["fetch", try writeList([url]), "--library", library, "--store", store])
+        XCTAssertEqual(fetch.status, 0, fetch.stderr)
+        let original = try XCTUnwrap(try catalogOriginals().first)
+
+        let inspect = try shoebox(["inspect", "--library", library, "--store", store, "--json"])
+        XCTAssertEqual(inspect.status, 0, inspect.stderr)
+        let items = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(items.count, 1)
+        let item = try XCTUnwrap(items.first)
+        XCTAssertEqual(item["Make"] as? String, "Fujifilm")
+        XCTAssertEqual(item["Model"] as? String, "X-T5")
+        XCTAssertEqual(item["SourceFile"] as? String, "s3://\(bucket)/i/\(original.path)")
+        XCTAssertFalse(inspect.stdout.contains(library + "/originals"), inspect.stdout)
+    }
+
+    func testThumbsAndGalleryWorkFromTheBucketWithoutLinkingOriginals() throws {
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/g"
+        let originals = try fetchPhotos(2, into: store, server: server)
+
+        let thumbs = try shoebox(["thumbs", "--library", library, "--store", store, "--size", "64"])
+        XCTAssertEqual(thumbs.status, 0, thumbs.stdout + thumbs.stderr)
+        for original in originals {
+            let underOriginals = original.path.dropFirst("originals/".count)
+            let thumbnail = library + "/thumbnails/64/" + underOriginals + ".jpg"
+            let data = try XCTUnwrap(FileManager.default.contents(atPath: thumbnail), "no \(thumbnail)")
+            XCTAssertEqual(Array(data.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG thumbnail")
+        }
+        XCTAssertEqual(localOriginals(), [], "no original copied into the library folder")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+            .filter { $0.hasPrefix("shoebox-original-") }
+        XCTAssertEqual(leftovers, [], "temporary local copies are removed")
+
+        let gallery = try shoebox(["gallery", "--library", library, "--store", store])
+        XCTAssertEqual(gallery.status, 0, gallery.stdout + gallery.stderr)
+        let page = try String(contentsOfFile: library + "/gallery/index.html", encoding: .utf8)
+        for original in originals {
+            let underOriginals = original.path.dropFirst("originals/".count)
+            XCTAssertTrue(page.contains("thumbnails/64/" + underOriginals + ".jpg"), "image of \(original.path) in the page")
+        }
+        XCTAssertEqual(page.components(separatedBy: "<img").count - 1, originals.count, page)
+        XCTAssertFalse(page.contains("originals/"), "no link into originals/: \(page)")
+    }
+
+    // MARK: reindex
+
+    func testReindexAfterLosingTheCatalogRebuildsItFromTheBucket() throws {
+        try checkReindex(removingJournal: false)
+    }
+
+    func testReindexAfterLosingCatalogAndJournalRebuildsThemFromTheBucket() throws {
+        try checkReindex(removingJournal: true)
+    }
+
+    private func checkReindex(removingJournal: Bool, file: StaticString = #filePath, line: UInt = #line) throws {
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/r"
+        let originals = try fetchPhotos(3, into: store, server: server, file: file, line: line)
+        var removed = ["catalog.sqlite", "catalog.sqlite-wal", "catalog.sqlite-shm"]
+        if removingJournal { removed.append("journal.jsonl") }
+        for name in removed { try? FileManager.default.removeItem(atPath: library + "/" + name) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: library + "/catalog.sqlite"), file: file, line: line)
+
+        let reindex = try shoebox(["reindex", "--library", library, "--store", store], file: file, line: line)
+        XCTAssertEqual(reindex.status, 0, reindex.stdout + reindex.stderr, file: file, line: line)
+        let rebuilt = try catalogOriginals()
+        XCTAssertEqual(Set(rebuilt.map(\.path)), Set(originals.map(\.path)), file: file, line: line)
+        XCTAssertEqual(Set(rebuilt.map(\.sha256)), Set(originals.map(\.sha256)), file: file, line: line)
+        let verify = try shoebox(["verify", "--library", library, "--store", store], file: file, line: line)
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr, file: file, line: line)
+        _ = try assertBucketMatchesCatalog(bucket, prefix: "r", file: file, line: line)
+    }
+
+    // MARK: errors
+
+    func testConfigurationAndConnectionErrorsExitWithClearMessages() throws {
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/e"
+        let list = try writeList([server.url("/photo/err.jpg?seed=err")])
+        let fetch = ["fetch", list, "--library", library]
+
+        let wrongSecret = "wrong-secret-value-1234"
+        let badSecret = try shoebox(fetch + ["--store", store], environment: ["AWS_SECRET_ACCESS_KEY": wrongSecret])
+        XCTAssertEqual(badSecret.status, 4, badSecret.stderr)
+        XCTAssertTrue(badSecret.stderr.contains("the secret key does not match AWS_ACCESS_KEY_ID"), badSecret.stderr)
+        XCTAssertTrue(badSecret.stderr.contains("AWS_SECRET_ACCESS_KEY"), badSecret.stderr)
+        XCTAssertFalse((badSecret.stdout + badSecret.stderr).contains(wrongSecret), badSecret.stderr)
+
+        let noBucket = try shoebox(fetch + ["--store", "s3://no-such-bucket-here/e"])
+        XCTAssertEqual(noBucket.status, 4, noBucket.stderr)
+        XCTAssertTrue(noBucket.stderr.contains("no-such-bucket-here"), noBucket.stderr)
+
+        let noKey = try shoebox(fetch + ["--store", store], environment: ["AWS_ACCESS_KEY_ID": ""])
+        XCTAssertEqual(noKey.status, 2, noKey.stderr)
+        XCTAssertTrue(noKey.stderr.contains("AWS_ACCESS_KEY_ID"), noKey.stderr)
+
+        // A port nothing listens on: bound, then closed.
+        let closedPort = try Self.freePort()
+        let started = Date()
+        let down = try shoebox(fetch + ["--store", store], environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(closedPort)"])
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(down.status, 4, down.stderr)
+        XCTAssertTrue(down.stderr.contains("127.0.0.1:\(closedPort)"), down.stderr)
+        XCTAssertLessThan(elapsed, 10, "a refused connection fails fast")
+
+        let ftp = try shoebox(fetch + ["--store", "ftp://x"])
+        XCTAssertEqual(ftp.status, 2, ftp.stderr)
+        XCTAssertTrue(ftp.stderr.contains("ftp://x"), ftp.stderr)
+
+        // Nothing of these runs reached the bucket or the fixture server.
+        XCTAssertEqual(try objects(in: bucket), [])
+        XCTAssertEqual(try server.requestTimes("err.jpg").count, 0)
+        // A reader with the wrong secret says so as well (its first request is a listing).
+        let good = try shoebox(fetch + ["--store", store])
+        XCTAssertEqual(good.status, 0, good.stderr)
+        XCTAssertEqual(try objects(in: bucket).count, 1)
+        let verify = try shoebox(["verify", "--library", library, "--store", store], environment: ["AWS_SECRET_ACCESS_KEY": wrongSecret])
+        XCTAssertEqual(verify.status, 4, verify.stdout + verify.stderr)
+        XCTAssertTrue(verify.stderr.contains("the secret key does not match"), verify.stderr)
+        XCTAssertFalse((verify.stdout + verify.stderr).contains(wrongSecret))
+    }
+
+    /// A loopback port that was free a moment ago and is closed now.
+    private static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXFileError(path: "socket", operation: "create", code: errno) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXFileError(path: "127.0.0.1", operation: "bind", code: errno) }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    // MARK: kill -9
+
+    func testFetchKilledThreeTimesThenRerunLeavesBucketAndCatalogAgreeing() throws {
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/k"
+        // Small photos that take a moment each, and one body big enough for a multipart upload.
+        var urls = (0..<24).map { server.url("/slow/k\($0).jpg?delay=0.05&seed=k\($0)") }
+        urls.insert(server.url("/big/k-big?size=\((17 << 20) + 3)&cl=1"), at: 20)
+        let list = try writeList(urls)
+        let arguments = ["fetch", list, "--json", "--jobs", "2", "--library", library, "--store", store]
+
+        // Moments: after 2 originals stored; after 4 more; while the big body's multipart
+        // upload is in progress (seen in the bucket: its row is committed by then, the
+        // object not yet made).
+        enum Moment { case stored(Int), multipartInProgress }
+        var storedSoFar = 0
+        for (round, moment) in [Moment.stored(2), .stored(4), .multipartInProgress].enumerated() {
+            let (process, out, err) = try ShoeboxProcess.start(arguments, environment: awsEnvironment())
+            var output = Data()
+            switch moment {
+            case .stored(let more):
+                // Kill once `more` originals more were reported stored by this run.
+                while FetchRunner.parseLines(String(decoding: output, as: UTF8.self))
+                    .filter({ $0["outcome"] as? String == "stored" }).count < more {
+                    let chunk = ShoeboxProcess.readSome(out.fileHandleForReading)
+                    if chunk.isEmpty { break }
+                    output.append(chunk)
+                }
+            case .multipartInProgress:
+                // The event is in the bucket: poll the server until the upload has begun.
+                let deadline = Date().addingTimeInterval(60)
+                var seen = false
+                while process.isRunning, Date() < deadline {
+                    seen = try !client.listAllMultipartUploads(bucket: bucket).isEmpty
+                    if seen { break }
+                    usleep(5_000)
+                }
+                XCTAssertTrue(seen, "round \(round): the big body's multipart upload began")
+            }
+            XCTAssertTrue(process.isRunning, "round \(round): the fetch ended before the kill")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .uncaughtSignal, "round \(round)")
+            output.append(ShoeboxProcess.readAll(out.fileHandleForReading))
+            assertNoSecrets(String(decoding: ShoeboxProcess.readAll(err.fileHandleForReading), as: UTF8.self))
+            storedSoFar += FetchRunner.parseLines(String(decoding: output, as: UTF8.self))
+                .filter { $0["outcome"] as? String == "stored" }.count
+            let catalogued = try catalogOriginals().count
+            XCTAssertGreaterThanOrEqual(catalogued, storedSoFar, "round \(round): stored means recorded")
+            if case .stored = moment {
+                XCTAssertLessThan(catalogued, urls.count, "round \(round): killed before the end")
+            }
+        }
+
+        let rerun = try shoebox(arguments)
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        let verify = try shoebox(["verify", "--library", library, "--store", store])
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+        let originals = try assertBucketMatchesCatalog(bucket, prefix: "k")
+        XCTAssertEqual(originals.count, urls.count, "every URL is an original")
+        XCTAssertTrue(originals.contains { $0.bytes == Int64((17 << 20) + 3) }, "the big body is there")
+        let staging = (try? FileManager.default.contentsOfDirectory(atPath: library + "/.tmp")) ?? []
+        XCTAssertEqual(staging, [], "nothing left staged")
+    }
+}

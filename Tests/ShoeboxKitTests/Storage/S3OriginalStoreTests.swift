@@ -1,0 +1,368 @@
+import Foundation
+import ShoeboxKit
+import ShoeboxTestSupport
+import XCTest
+
+/// S3OriginalStore against a real S3 server (OpenStack Swift with s3api on 127.0.0.1), one per
+/// class. Each test works under a prefix of its own in the shared bucket.
+final class S3OriginalStoreTests: XCTestCase {
+    nonisolated(unsafe) static var server: SwiftS3Server?
+    nonisolated(unsafe) static var startError: Error?
+    static let bucket = "shoebox-store-test"
+
+    override class func setUp() {
+        super.setUp()
+        Shoebox.initializeProcess()
+        do {
+            let server = try SwiftS3Server()
+            try server.createBucket(bucket)
+            self.server = server
+        } catch {
+            startError = error
+        }
+    }
+
+    override class func tearDown() {
+        server?.stop()
+        server = nil
+        super.tearDown()
+    }
+
+    private var server: SwiftS3Server!
+    private var client: S3Client!
+    private var bucket: String { Self.bucket }
+
+    override func setUpWithError() throws {
+        if let error = Self.startError { throw error }
+        server = try XCTUnwrap(Self.server)
+        client = S3Client(configuration: try server.configuration())
+    }
+
+    /// A prefix of the test's own ("t/testName").
+    private func testPrefix(function: String = #function) -> String {
+        "t/" + function.prefix { $0 != "(" }
+    }
+
+    /// A store on a fresh library folder, at s3://BUCKET/PREFIX.
+    private func makeStore(bucket: String? = nil, prefix: String? = nil, function: String = #function) throws -> S3OriginalStore {
+        let library = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-s3store-\(UUID().uuidString)").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: library) }
+        let location = try S3Location(bucket: bucket ?? self.bucket, prefix: prefix ?? testPrefix(function: function))
+        return try S3OriginalStore(location: location, configuration: server.configuration(),
+                                   layout: LibraryLayout(root: library), creating: true)
+    }
+
+    private func bytes(_ count: Int, seed: UInt32 = 7) -> Data {
+        var state = seed &* 2_654_435_761 &+ 1
+        var values = [UInt8](repeating: 0, count: count)
+        for index in 0..<count {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            values[index] = UInt8(truncatingIfNeeded: state >> 24)
+        }
+        return Data(values)
+    }
+
+    private func sha256(_ data: Data) -> String {
+        let hasher = SHA256Hasher()
+        hasher.update(data)
+        return hasher.finalizeHex()
+    }
+
+    /// Writes `data` into a new staging file and stages it as its hash, durably.
+    @discardableResult
+    private func stage(_ data: Data, in store: S3OriginalStore) throws -> String {
+        let file = try store.makeStagingFile()
+        try data.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let written = write(file.descriptor, buffer.baseAddress! + done, buffer.count - done)
+                guard written > 0 else { throw POSIXFileError(path: file.path, operation: "write", code: errno) }
+                done += written
+            }
+        }
+        let hash = sha256(data)
+        try store.stage(file, sha256: hash)
+        try store.syncStaged()
+        return hash
+    }
+
+    private func uploads(under prefix: String) throws -> [S3MultipartUploadSummary] {
+        try client.listAllMultipartUploads(bucket: bucket, prefix: prefix)
+    }
+
+    // MARK: Publishing
+
+    func testPublishCreatesOneObjectWithItsHashAndContentTypeAndDropsTheStagedFile() throws {
+        let store = try makeStore()
+        let data = bytes(100_000)
+        let hash = try stage(data, in: store)
+        let staged = store.staging.stagedPath(hash)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: staged))
+
+        XCTAssertEqual(try store.publish(sha256: hash, to: "originals/2024/05/01/a.jpg"), .created)
+
+        let key = testPrefix() + "/originals/2024/05/01/a.jpg"
+        XCTAssertEqual(try client.getObject(bucket: bucket, key: key), data)
+        let info = try client.headObject(bucket: bucket, key: key)
+        XCTAssertEqual(info.metadata["sha256"], hash)
+        XCTAssertEqual(info.contentType, "image/jpeg")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: staged), "the staged file is dropped once uploaded")
+        XCTAssertEqual(try store.pendingStaged(), [])
+        XCTAssertEqual(try store.recordedSHA256(path: "originals/2024/05/01/a.jpg"), hash)
+        XCTAssertEqual(try store.size(path: "originals/2024/05/01/a.jpg"), 100_000)
+        XCTAssertTrue(try store.exists(path: "originals/2024/05/01/a.jpg"))
+        XCTAssertEqual(store.location(of: "originals/2024/05/01/a.jpg"), "s3://\(bucket)/\(key)")
+        XCTAssertEqual(try uploads(under: testPrefix() + "/"), [])
+
+        // Another format gets its own media type.
+        let png = bytes(2_000, seed: 9)
+        XCTAssertEqual(try store.publish(sha256: try stage(png, in: store), to: "originals/2024/05/01/b.png"), .created)
+        XCTAssertEqual(try client.headObject(bucket: bucket, key: testPrefix() + "/originals/2024/05/01/b.png").contentType, "image/png")
+    }
+
+    func testPublishingTheSameContentAgainFindsItAlreadyPresent() throws {
+        let store = try makeStore()
+        let data = bytes(50_000, seed: 2)
+        let path = "originals/2024/05/02/same.jpg"
+        let hash = try stage(data, in: store)
+        XCTAssertEqual(try store.publish(sha256: hash, to: path), .created)
+        let key = testPrefix() + "/" + path
+        let etag = try client.headObject(bucket: bucket, key: key).etag
+
+        // An earlier publish that was not recorded as done: the same content is staged again.
+        XCTAssertEqual(try stage(data, in: store), hash)
+        XCTAssertEqual(try store.publish(sha256: hash, to: path), .alreadyPresent)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store.staging.stagedPath(hash)))
+        XCTAssertEqual(try client.headObject(bucket: bucket, key: key).etag, etag)
+        XCTAssertEqual(try client.getObject(bucket: bucket, key: key), data)
+    }
+
+    func testAnObjectWithOtherBytesAtTheKeyIsOccupiedAndLeftUntouched() throws {
+        let store = try makeStore()
+        let path = "originals/2024/05/03/taken.jpg"
+        let key = testPrefix() + "/" + path
+        let theirs = Data("someone else's object".utf8)
+        try client.putObject(bucket: bucket, key: key, data: theirs, contentType: "text/plain")
+        let theirETag = try client.headObject(bucket: bucket, key: key).etag
+
+        let ours = bytes(10_000, seed: 3)
+        let hash = try stage(ours, in: store)
+        XCTAssertThrowsError(try store.publish(sha256: hash, to: path)) { error in
+            XCTAssertEqual(error as? S3StoreError, .occupied(location: "s3://\(bucket)/\(key)"))
+        }
+        XCTAssertEqual(try client.getObject(bucket: bucket, key: key), theirs)
+        let info = try client.headObject(bucket: bucket, key: key)
+        XCTAssertEqual(info.etag, theirETag)
+        XCTAssertEqual(info.contentType, "text/plain")
+        XCTAssertNil(info.metadata["sha256"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: store.staging.stagedPath(hash)),
+                      "the content stays staged until the key is freed")
+
+        // An object carrying another hash is not ours either.
+        let otherPath = "originals/2024/05/03/other-hash.jpg"
+        try client.putObject(bucket: bucket, key: testPrefix() + "/" + otherPath, data: theirs,
+                             metadata: ["sha256": sha256(theirs)])
+        XCTAssertThrowsError(try store.publish(sha256: hash, to: otherPath)) { error in
+            XCTAssertEqual(error as? S3StoreError, .occupied(location: store.location(of: otherPath)))
+        }
+        XCTAssertEqual(try client.getObject(bucket: bucket, key: testPrefix() + "/" + otherPath), theirs)
+    }
+
+    func testABodyOverTheSingleUploadLimitGoesUpInPartsAndComesBackIdentical() throws {
+        let store = try makeStore()
+        store.singleUploadLimit = 8 << 20
+        store.minimumPartSize = 5 << 20
+        let data = bytes((11 << 20) + 12_345, seed: 4)
+        let hash = try stage(data, in: store)
+        let path = "originals/2024/05/04/big.tif"
+        XCTAssertEqual(try store.publish(sha256: hash, to: path), .created)
+
+        let key = testPrefix() + "/" + path
+        let info = try client.headObject(bucket: bucket, key: key)
+        XCTAssertTrue(info.etag.hasSuffix("-3"), "a multipart object of 3 parts (5 + 5 + 1 MiB), ETag \(info.etag)")
+        XCTAssertEqual(info.size, Int64(data.count))
+        XCTAssertEqual(info.metadata["sha256"], hash)
+        XCTAssertEqual(info.contentType, "image/tiff")
+        var streamed = Data()
+        try store.stream(path: path) { streamed.append(contentsOf: $0) }
+        XCTAssertEqual(streamed.count, data.count)
+        XCTAssertTrue(streamed == data, "the object's bytes are the staged file's")
+        XCTAssertEqual(try store.withLocalFile(path: path) { try SHA256Hasher.hashFile(atPath: $0).sha256 }, hash)
+        XCTAssertEqual(try uploads(under: testPrefix() + "/"), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store.staging.stagedPath(hash)))
+
+        // A body exactly at the limit still goes up in one PUT (an MD5 ETag, no part count).
+        store.singleUploadLimit = 1 << 20
+        let atLimit = bytes(1 << 20, seed: 5)
+        XCTAssertEqual(try store.publish(sha256: try stage(atLimit, in: store), to: "originals/2024/05/04/limit.jpg"), .created)
+        let single = try client.headObject(bucket: bucket, key: testPrefix() + "/originals/2024/05/04/limit.jpg")
+        XCTAssertEqual(single.etag.count, 32, "one PUT: ETag \(single.etag)")
+        XCTAssertFalse(single.etag.contains("-"))
+    }
+
+    /// Points the staged file of a made-up hash at a file that ends before its size: /sys
+    /// files say 4096 bytes and hold a few, so a read comes short at a known place.
+    private func stageShortFile(in store: S3OriginalStore) throws -> String {
+        let source = "/sys/devices/system/cpu/online"
+        var info = stat()
+        guard stat(source, &info) == 0, info.st_size == 4096,
+              let content = FileManager.default.contents(atPath: source), content.count < 4096, !content.isEmpty else {
+            throw XCTSkip("\(source) is not a file that reads shorter than its size on this machine")
+        }
+        let hash = String(repeating: "ab", count: 32)
+        try FileManager.default.createSymbolicLink(atPath: store.staging.stagedPath(hash), withDestinationPath: source)
+        return hash
+    }
+
+    func testAPartThatReadsShortAbortsTheMultipartUploadAndLeavesNoObject() throws {
+        let store = try makeStore()
+        store.singleUploadLimit = 0  // every body goes up in parts
+        store.minimumPartSize = 5 << 20
+        let hash = try stageShortFile(in: store)
+        let path = "originals/2024/05/05/short.jpg"
+        XCTAssertThrowsError(try store.publish(sha256: hash, to: path)) { error in
+            XCTAssertEqual(error as? S3StoreError, .shortRead(path: store.staging.stagedPath(hash)))
+        }
+        XCTAssertEqual(try uploads(under: testPrefix() + "/"), [], "the failed upload was aborted")
+        XCTAssertFalse(try store.exists(path: path))
+        XCTAssertEqual(try client.listObjectsV2(bucket: bucket, prefix: testPrefix() + "/").objects, [])
+    }
+
+    /// Found by this test: one PUT sent whatever the read gave, so a staged file shorter than
+    /// its size went up short under the whole content's hash.
+    func testASmallFileThatReadsShortIsNotUploaded() throws {
+        let store = try makeStore()
+        let hash = try stageShortFile(in: store)
+        let path = "originals/2024/05/05/short-single.jpg"
+        XCTAssertThrowsError(try store.publish(sha256: hash, to: path)) { error in
+            XCTAssertEqual(error as? S3StoreError, .shortRead(path: store.staging.stagedPath(hash)))
+        }
+        XCTAssertFalse(try store.exists(path: path))
+    }
+
+    func testACompletionTheServerRefusesAbortsTheUpload() throws {
+        let store = try makeStore()
+        // Parts of 1 MiB: accepted one by one, refused by CompleteMultipartUpload (EntityTooSmall).
+        store.singleUploadLimit = 1 << 20
+        store.minimumPartSize = 1 << 20
+        let data = bytes(3 << 20, seed: 6)
+        let hash = try stage(data, in: store)
+        let path = "originals/2024/05/06/small-parts.jpg"
+        XCTAssertThrowsError(try store.publish(sha256: hash, to: path)) { error in
+            XCTAssertTrue("\(error)".contains("EntityTooSmall"), "\(error)")
+        }
+        XCTAssertEqual(try uploads(under: testPrefix() + "/"), [])
+        XCTAssertFalse(try store.exists(path: path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: store.staging.stagedPath(hash)), "still staged for the next run")
+    }
+
+    // MARK: Recovery
+
+    func testRemovePartialDownloadsAbortsUploadsUnderThePrefixOnly() throws {
+        let store = try makeStore()
+        let inside = testPrefix() + "/originals/2024/05/07/left.jpg"
+        let outsideKey = "elsewhere/originals/2024/05/07/left.jpg"
+        let notOriginals = testPrefix() + "/thumbnails/left.jpg"
+        for key in [inside, outsideKey, notOriginals] {
+            let id = try client.createMultipartUpload(bucket: bucket, key: key)
+            _ = try client.uploadPart(bucket: bucket, key: key, uploadID: id, partNumber: 1, data: bytes(1000))
+        }
+        let partial = try store.makeStagingFile()
+        close(partial.descriptor)
+
+        XCTAssertEqual(try store.removePartialDownloads(), 2, "one partial download and one upload")
+        XCTAssertEqual(try uploads(under: testPrefix() + "/originals/"), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
+        let outside = try uploads(under: "elsewhere/")
+        XCTAssertEqual(outside.map(\.key), [outsideKey], "an upload outside the prefix is not this store's")
+        XCTAssertEqual(try uploads(under: testPrefix() + "/thumbnails/").map(\.key), [notOriginals])
+        for upload in try uploads(under: "elsewhere/") + uploads(under: testPrefix() + "/") {
+            try client.abortMultipartUpload(bucket: bucket, key: upload.key, uploadID: upload.uploadID)
+        }
+        XCTAssertEqual(try store.removePartialDownloads(), 0)
+    }
+
+    // MARK: Reading
+
+    func testListPagesThroughMoreObjectsThanOnePage() throws {
+        let store = try makeStore()
+        store.listPage = 2
+        var expected: [String: Int64] = [:]
+        for index in 0..<7 {
+            let path = "originals/2024/05/08/\(index).jpg"
+            try client.putObject(bucket: bucket, key: testPrefix() + "/" + path, data: bytes(100 + index, seed: UInt32(index)))
+            expected[path] = Int64(100 + index)
+        }
+        // Beside the originals, not listed: another folder, and a prefix that only starts alike.
+        try client.putObject(bucket: bucket, key: testPrefix() + "/thumbnails/x.jpg", data: Data("t".utf8))
+        try client.putObject(bucket: bucket, key: testPrefix() + "x/originals/2024/05/08/y.jpg", data: Data("y".utf8))
+
+        var listed: [String: Int64] = [:]
+        var calls = 0
+        try store.list(under: "originals") { original in
+            calls += 1
+            listed[original.path] = original.bytes
+            XCTAssertGreaterThan(original.modified, Date().timeIntervalSince1970 - 600)
+        }
+        XCTAssertEqual(calls, 7, "each object once")
+        XCTAssertEqual(listed, expected)
+    }
+
+    func testReadGivesRangesClippedAtTheEndAndNothingPastIt() throws {
+        let store = try makeStore()
+        let data = bytes(1000, seed: 8)
+        let path = "originals/2024/05/09/r.jpg"
+        try client.putObject(bucket: bucket, key: testPrefix() + "/" + path, data: data)
+        XCTAssertEqual(try store.read(path: path, offset: 0, count: 16), [UInt8](data[0..<16]))
+        XCTAssertEqual(try store.read(path: path, offset: 990, count: 100), [UInt8](data[990...]))
+        XCTAssertEqual(try store.read(path: path, offset: 1000, count: 10), [])
+        XCTAssertEqual(try store.read(path: path, offset: 50_000, count: 10), [])
+        XCTAssertEqual(try store.read(path: path, offset: 0, count: 0), [])
+    }
+
+    func testAMissingKeyHasNoSizeAndDoesNotExist() throws {
+        let store = try makeStore()
+        let path = "originals/2024/05/10/none.jpg"
+        XCTAssertNil(try store.size(path: path))
+        XCTAssertFalse(try store.exists(path: path))
+        XCTAssertNil(try store.recordedSHA256(path: path))
+        XCTAssertNoThrow(try store.remove(path: path), "removing what is gone is no error")
+        XCTAssertThrowsError(try store.read(path: path, offset: 0, count: 10))
+
+        try client.putObject(bucket: bucket, key: testPrefix() + "/" + path, data: Data("x".utf8))
+        XCTAssertEqual(try store.size(path: path), 1)
+        try store.remove(path: path)
+        XCTAssertFalse(try store.exists(path: path))
+    }
+
+    func testKeysWithoutAPrefixAndUnderAPrefixOfTwoSegments() throws {
+        let rootBucket = "shoebox-store-root"
+        try server.createBucket(rootBucket)
+        let atRoot = try makeStore(bucket: rootBucket, prefix: "")
+        let nested = try makeStore(bucket: rootBucket, prefix: "a/b")
+        XCTAssertEqual(atRoot.displayName, "s3://\(rootBucket)")
+        XCTAssertEqual(nested.displayName, "s3://\(rootBucket)/a/b")
+
+        let path = "originals/2024/05/11/p.jpg"
+        let first = bytes(300, seed: 11), second = bytes(400, seed: 12)
+        XCTAssertEqual(try atRoot.publish(sha256: try stage(first, in: atRoot), to: path), .created)
+        XCTAssertEqual(try nested.publish(sha256: try stage(second, in: nested), to: "/" + path), .created,
+                       "a leading slash makes no empty segment")
+
+        XCTAssertEqual(try client.getObject(bucket: rootBucket, key: "originals/2024/05/11/p.jpg"), first)
+        XCTAssertEqual(try client.getObject(bucket: rootBucket, key: "a/b/originals/2024/05/11/p.jpg"), second)
+        XCTAssertEqual(Set(try client.listObjectsV2(bucket: rootBucket).objects.map(\.key)),
+                       ["originals/2024/05/11/p.jpg", "a/b/originals/2024/05/11/p.jpg"])
+        XCTAssertEqual(atRoot.location(of: path), "s3://\(rootBucket)/originals/2024/05/11/p.jpg")
+        XCTAssertEqual(nested.location(of: path), "s3://\(rootBucket)/a/b/originals/2024/05/11/p.jpg")
+
+        var rootListing: [StoredOriginal] = [], nestedListing: [StoredOriginal] = []
+        try atRoot.list(under: "originals") { rootListing.append($0) }
+        try nested.list(under: "originals") { nestedListing.append($0) }
+        XCTAssertEqual(rootListing.map(\.path), [path], "the root store does not see a/b/originals")
+        XCTAssertEqual(rootListing.map(\.bytes), [300])
+        XCTAssertEqual(nestedListing.map(\.path), [path], "paths come back relative to the prefix")
+        XCTAssertEqual(nestedListing.map(\.bytes), [400])
+        XCTAssertEqual(try nested.read(path: path, offset: 0, count: 4), [UInt8](second.prefix(4)))
+    }
+}
