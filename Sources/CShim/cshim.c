@@ -19,6 +19,10 @@ CURLcode shim_curl_setopt_xferinfo_function(CURL *h, shim_curl_xferinfo_fn fn) {
     return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, fn);
 }
 
+CURLcode shim_curl_setopt_seek_function(CURL *h, shim_curl_seek_fn fn) {
+    return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, fn);
+}
+
 CURLcode shim_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 CURLcode shim_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 CURLcode shim_curl_getinfo_string(CURL *h, CURLINFO i, const char **v) { return curl_easy_getinfo(h, i, v); }

@@ -26,6 +26,10 @@ CURLcode shim_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode shim_curl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 CURLcode shim_curl_setopt_data_function(CURL *handle, CURLoption option, shim_curl_data_fn fn);
 CURLcode shim_curl_setopt_xferinfo_function(CURL *handle, shim_curl_xferinfo_fn fn);
+// CURLOPT_SEEKFUNCTION: lets libcurl rewind an upload it must send again (a reused
+// connection found closed).
+typedef int (*shim_curl_seek_fn)(void *userdata, curl_off_t offset, int origin);
+CURLcode shim_curl_setopt_seek_function(CURL *handle, shim_curl_seek_fn fn);
 
 // libcurl easy info, by result type. Strings belong to the handle: copy them.
 CURLcode shim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);

@@ -83,6 +83,10 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%d:%02d", minutes, secs)
     }
 
+    func fetchNotice(_ message: String) {
+        console.error("warning: " + TerminalText.oneLine(message))
+    }
+
     /// --wait: said once on stderr (on a terminal or not, so a log shows why a run took long).
     func fetchWaitsForLock(library: String, holder: String?) {
         guard verbosity != .quiet else { return }

@@ -6,8 +6,11 @@ public protocol FetchObserver: AnyObject, Sendable {
     /// The run waits (`waitForLock`) for another writer; `holder` names it when known
     /// ("pid 1234"). Called once, before the wait.
     func fetchWaitsForLock(library: String, holder: String?)
+    /// Something the user must know that is no URL's result (said once, as a warning).
+    func fetchNotice(_ message: String)
 }
 
 extension FetchObserver {
     public func fetchWaitsForLock(library: String, holder: String?) {}
+    public func fetchNotice(_ message: String) {}
 }

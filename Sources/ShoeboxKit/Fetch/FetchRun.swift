@@ -103,7 +103,11 @@ public final class FetchRun: @unchecked Sendable {
         let catalog = try library.openCatalog()
         // Checked a moment ago by the first connection.
         let lookupCatalog = try library.openCatalog(checkIntegrity: false)
-        try library.recover(catalog: catalog)
+        let recovery = try library.recover(catalog: catalog)
+        for path in recovery.blocked {
+            observer.fetchNotice("\(store.location(of: path)) holds other bytes than its catalogued original, whose content "
+                + "is kept in \(layout.staging)/ until that file or object is moved away; then run again to put it in place")
+        }
         let journal = try library.openChangeLog()
 
         total = ListCounter.count(lists: lists, extra: configuration.urls.count)

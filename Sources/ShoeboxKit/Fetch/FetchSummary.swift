@@ -13,15 +13,19 @@ public struct FetchSummary: Sendable {
     public var notStarted = 0
     /// What stopped the run early (disk full, catalog failure), if anything did.
     public var stopReason: String?
+    /// Originals recorded but not yet in place (their upload or move failed): the next run
+    /// finishes them, and this run does not count as all good.
+    public var notInPlace = 0
 
     public init() {}
 
     public var total: Int { counts.values.reduce(0, +) + interrupted + notStarted }
     public var failures: Int { (counts[.failed] ?? 0) + (counts[.rejected] ?? 0) }
-    public var allSucceeded: Bool { failures == 0 && stopReason == nil && !cancelled }
+    public var allSucceeded: Bool { failures == 0 && notInPlace == 0 && stopReason == nil && !cancelled }
 
     mutating func add(_ result: FetchResult) {
         counts[result.outcome, default: 0] += 1
+        if result.notInPlace != nil { notInPlace += 1 }
         if result.outcome == .stored { bytes += result.bytes ?? 0 }
     }
 }

@@ -43,7 +43,7 @@ public final class Library: @unchecked Sendable {
             try layout.requireExisting()
         }
         // The store first: it makes the library folder that holds the lock.
-        let store = try makeStore(configuration)
+        let store = try makeStore(configuration, reading: !creating)
         let lock = try LibraryLock(layout: layout, mode: .exclusive, wait: waiting.wait,
                                    isCancelled: waiting.isCancelled, onWait: waiting.onWait)
         return Library(configuration: configuration, writer: lock, store: store)

@@ -10,6 +10,9 @@ public enum LibraryRecovery {
         public var partialsRemoved = 0
         public var published = 0
         public var dropped = 0
+        /// Paths where other bytes are in the way of a recorded original: its staged content
+        /// is kept (it may be the only copy), never dropped.
+        public var blocked: [String] = []
     }
 
     /// Recovery against the catalog: staged content is published when its row was committed.
@@ -27,13 +30,24 @@ public enum LibraryRecovery {
             // Content restoring a missing original is staged before it is synced (its row
             // exists already), and after a power loss a rename can be on disk without the
             // bytes it named: only content that still hashes to its name is published.
-            if let original = try recordFor(sha256), !(try store.exists(path: original.path)),
-               store.stagedContentMatches(sha256: sha256) {
-                try store.publish(sha256: sha256, to: original.path)
-                report.published += 1
-            } else {
+            guard let original = try recordFor(sha256) else {
                 store.discardStaged(sha256: sha256)
                 report.dropped += 1
+                continue
+            }
+            if try !store.exists(path: original.path) {
+                if store.stagedContentMatches(sha256: sha256) {
+                    try store.publish(sha256: sha256, to: original.path)
+                    report.published += 1
+                } else {
+                    store.discardStaged(sha256: sha256)
+                    report.dropped += 1
+                }
+            } else if try store.contentMatches(path: original.path, sha256: sha256) {
+                store.discardStaged(sha256: sha256)  // in place already
+                report.dropped += 1
+            } else {
+                report.blocked.append(original.path)
             }
         }
         return report

@@ -132,6 +132,10 @@ public final class LocalOriginalStore: OriginalStore, @unchecked Sendable {
 
     public func recordedSHA256(path: String) throws -> String? { nil }
 
+    public func contentMatches(path: String, sha256: String) throws -> Bool {
+        (try? SHA256Hasher.hashFile(atPath: layout.absolute(path)).sha256) == sha256
+    }
+
     public func exists(path: String) throws -> Bool {
         access(layout.absolute(path), F_OK) == 0
     }

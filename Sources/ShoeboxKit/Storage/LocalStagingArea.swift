@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Downloads in progress and content not yet published, in a local folder
 /// (`LIBRARY/.tmp/`), whatever store the originals go to: the staging side of
@@ -14,6 +15,10 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
     private let library: String
     /// Syncs staged files as they come, and closes them when the batch is synced.
     private let syncer = BackgroundSyncer()
+    /// Staging files handed out and not yet staged or discarded: a second discard of one
+    /// (an error path that drops it twice) must not close a descriptor number that was
+    /// reused meanwhile.
+    private let live = Mutex<Set<String>>([])
     private static let partialSuffix = ".part"
     private static let stagedSuffix = ".staged"
 
@@ -40,18 +45,23 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
             // Created read-only: this descriptor may still write, and the original
             // never needs a chmod after publishing.
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
-            if fd >= 0 { return StagingFile(path: path, descriptor: fd) }
+            if fd >= 0 {
+                live.withLock { _ = $0.insert(path) }
+                return StagingFile(path: path, descriptor: fd)
+            }
             if errno != EEXIST { throw error(path, "create", errno) }
         }
         throw error(folder, "create a staging file in", EEXIST)
     }
 
     public func discard(_ file: StagingFile) {
+        guard live.withLock({ $0.remove(file.path) }) != nil else { return }
         close(file.descriptor)
         unlink(file.path)
     }
 
     public func stage(_ file: StagingFile, sha256: String) throws {
+        live.withLock { _ = $0.remove(file.path) }
         let target = stagedPath(sha256)
         guard rename(file.path, target) == 0 else {
             let code = errno
@@ -96,6 +106,7 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
     }
 
     private func entries() throws -> [String] {
+        guard access(folder, F_OK) == 0 else { return [] }
         do {
             return try FileManager.default.contentsOfDirectory(atPath: folder)
         } catch {

@@ -32,6 +32,9 @@ public protocol OriginalStore: UploadStaging {
     /// The SHA-256 the store keeps beside the original at `path` (object metadata), nil when
     /// it keeps none (a local folder) or there is no original there.
     func recordedSHA256(path: String) throws -> String?
+    /// Whether the original at `path` holds the content `sha256` (the hash the store keeps
+    /// beside it, else its bytes hashed).
+    func contentMatches(path: String, sha256: String) throws -> Bool
     /// Whether an original is at `path`.
     func exists(path: String) throws -> Bool
     /// The size and time of the original at `path` (and the hash the store keeps beside it,

@@ -135,6 +135,14 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
         try head(bucket.key(for: path))?.metadata["sha256"]
     }
 
+    public func contentMatches(path: String, sha256: String) throws -> Bool {
+        guard let info = try head(bucket.key(for: path)) else { return false }
+        if let recorded = info.metadata["sha256"] { return recorded == sha256 }
+        let hasher = SHA256Hasher()
+        try stream(path: path) { hasher.update($0) }
+        return hasher.finalizeHex() == sha256
+    }
+
     public func read(path: String, offset: Int64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
         do {

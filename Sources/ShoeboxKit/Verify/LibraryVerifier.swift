@@ -63,9 +63,7 @@ public struct LibraryVerifier: Sendable {
         let store = try library.store()
         var remote: (store: OriginalStore, listed: [String: Int64])?
         var listing = LibraryFile.Listing()
-        if store is LocalOriginalStore {
-            listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout)
-        } else {
+        if !(store is LocalOriginalStore) {
             var listed: [String: Int64] = [:]
             try store.list(under: LibraryLayout.originalsFolder) { object in
                 listed[object.path] = object.bytes
@@ -74,6 +72,9 @@ public struct LibraryVerifier: Sendable {
             remote = (store, listed)
         }
         var findings = checkOriginals(originals, staged: Self.stagedHashes(temps.files), remote: remote, report: &report)
+        // Scanned after the check, as before: an original a writer adds meanwhile is seen, and
+        // found in the catalog again below.
+        if remote == nil { listing = LibraryFile.scan(LibraryLayout.originalsFolder, in: layout) }
         report.filesScanned = listing.files.count
         let known = Set(originals.map { Array($0.path.utf8) })
         var unknown = listing.files.filter { !known.contains($0.pathKey) }

@@ -102,6 +102,14 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
     public func removePartialDownloads() throws -> Int { 0 }
 
     public func recordedSHA256(path: String) throws -> String? { nil }
+    public func contentMatches(path: String, sha256: String) throws -> Bool {
+        locked {
+            guard let data = originals[path] else { return false }
+            let hasher = SHA256Hasher()
+            hasher.update(data)
+            return hasher.finalizeHex() == sha256
+        }
+    }
     public func exists(path: String) throws -> Bool { locked { originals[path] != nil } }
     public func info(path: String) throws -> StoredOriginal? {
         locked { originals[path].map { StoredOriginal(path: path, bytes: Int64($0.count), modified: 0) } }

@@ -222,6 +222,7 @@ final class Archiver {
         // Committed: from here a crash is finished by recovery, so publishing errors only warn.
         let published = newOriginals.map { ($0.sha256, $0.path) } + restoring.map { ($0.key, $0.value) }
         let errors = LockedBox([String: String]())
+        let unavailable = LockedBox<Error?>(nil)
         nonisolated(unsafe) let store = store
         // An upload waits on the network: a remote store's are made side by side.
         ParallelLoop.run(count: published.count, jobs: min(store.publishConcurrency, published.count)) { index in
@@ -230,6 +231,7 @@ final class Archiver {
                 try store.publish(sha256: sha256, to: path)
             } catch {
                 errors.update { $0[sha256] = "\(error)" }
+                if (error as? StoreUnavailable)?.storeIsUnavailable == true { unavailable.update { $0 = $0 ?? error } }
             }
         }
         let publishErrors = errors.current
@@ -240,6 +242,8 @@ final class Archiver {
             }
             emit(result)
         }
+        // Recorded, and finished by the next run; but no later upload would fare better.
+        if let error = unavailable.current { throw error }
     }
 
     private func reportBatch(failedWith error: Error) {

@@ -150,11 +150,15 @@ final class S3Transport: @unchecked Sendable {
             _ = shim_curl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body?.count ?? 0))
             shim_curl_setopt_data_function(handle, CURLOPT_READFUNCTION, s3ReadCallback)
             shim_curl_setopt_pointer(handle, CURLOPT_READDATA, userdata)
+            _ = shim_curl_setopt_seek_function(handle, s3SeekCallback)
+            shim_curl_setopt_pointer(handle, CURLOPT_SEEKDATA, userdata)
         case "POST":
             long(CURLOPT_POST, 1)
             _ = shim_curl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body?.count ?? 0))
             shim_curl_setopt_data_function(handle, CURLOPT_READFUNCTION, s3ReadCallback)
             shim_curl_setopt_pointer(handle, CURLOPT_READDATA, userdata)
+            _ = shim_curl_setopt_seek_function(handle, s3SeekCallback)
+            shim_curl_setopt_pointer(handle, CURLOPT_SEEKDATA, userdata)
         default:
             string(CURLOPT_CUSTOMREQUEST, request.method)
         }
@@ -180,7 +184,8 @@ final class S3Transport: @unchecked Sendable {
             return .failed(S3Error.endpointUnreachable(endpoint: endpoint, reason: reason), retryable: false, delivered: context.delivered)
         case CURLE_OPERATION_TIMEDOUT:
             return .failed(S3Error.timedOut(endpoint: endpoint, reason: reason), retryable: true, delivered: context.delivered)
-        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM,
+             CURLE_SEND_FAIL_REWIND:
             return .failed(S3Error.transferFailed(request: request.summary, reason: reason), retryable: true, delivered: context.delivered)
         default:
             return .failed(S3Error.transferFailed(request: request.summary, reason: reason), retryable: false, delivered: context.delivered)
@@ -308,6 +313,15 @@ private func s3HeaderCallback(data: UnsafeMutablePointer<CChar>?, size: Int, cou
     let context = Unmanaged<S3CallContext>.fromOpaque(userdata).takeUnretainedValue()
     context.header(UnsafeRawBufferPointer(start: data, count: size * count))
     return size * count
+}
+
+/// Rewinds an upload libcurl must send again (CURL_SEEKFUNC_OK, or CANTSEEK for anything but an absolute offset in the body).
+private func s3SeekCallback(userdata: UnsafeMutableRawPointer?, offset: curl_off_t, origin: Int32) -> Int32 {
+    guard let userdata else { return 2 }
+    let context = Unmanaged<S3CallContext>.fromOpaque(userdata).takeUnretainedValue()
+    guard origin == SEEK_SET, offset >= 0, Int(offset) <= (context.upload?.count ?? 0) else { return 2 }
+    context.uploadOffset = Int(offset)
+    return 0
 }
 
 private func s3ReadCallback(data: UnsafeMutablePointer<CChar>?, size: Int, count: Int, userdata: UnsafeMutableRawPointer?) -> Int {
