@@ -232,7 +232,8 @@ final class PostgresConnection {
         }
         let sqlState = field("C") ?? ""
         let primary = field("M") ?? Self.oneLine(errorMessage)
-        let detail = [primary, field("D")].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+        var detail = [primary, field("D")].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+        while detail.hasSuffix(".") { detail.removeLast() }
         if isBroken || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") {
             let text = detail.isEmpty ? Self.oneLine(errorMessage) : detail
             return .connectionLost(server: server, detail: text.isEmpty ? "the server closed the connection" : text)
