@@ -13,7 +13,8 @@ public enum PostgresError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The server runs, but has no database of that name.
     case databaseMissing(server: String, database: String)
     /// The connection broke while in use (server stopped or restarted, network lost). Whatever
-    /// the current transaction wrote was not committed.
+    /// the current transaction wrote was not committed, unless the break came during COMMIT
+    /// (then the server may have committed it).
     case connectionLost(server: String, detail: String)
     /// A write broke a rule of the schema (duplicate sha256 or path, unknown original).
     /// `constraint` is the name of the constraint or index (e.g. `originals_pkey`).
@@ -43,7 +44,8 @@ public enum PostgresError: Error, CustomStringConvertible, Equatable, Sendable {
                 + "Create it (createdb \(database), or CREATE DATABASE) or correct the name in the catalog address."
         case let .connectionLost(server, detail):
             return "lost the connection to the PostgreSQL server \(server): \(detail). "
-                + "The current batch was not recorded; check the server and run the command again."
+                + "The current batch may not be recorded (if the connection broke during its commit, it may be); "
+                + "check the server and run the command again: a rerun skips what was recorded."
         case let .constraint(server, constraint, detail):
             return "the catalog on \(server) refused a write (\(constraint)): \(detail). "
                 + "This is a bug in the caller; nothing was recorded."
