@@ -147,14 +147,14 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
         }
     }
 
-    /// Runs a call under the lock; outside a transaction, a broken connection is first
-    /// re-established.
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
     }
 
+    /// Runs a catalog call under the lock; outside a transaction, a broken connection is
+    /// first re-established (inside one it stays broken: the transaction is lost).
     private func call<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
