@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // The PostgreSQL client library, for a catalog shared by several machines (PostgresCatalog).
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The one C shim: typed wrappers for the variadic C calls Swift cannot make.
         // libvips (libvips-dev) is opened there with dlopen on first use; zlib
         // (zlib1g-dev) inflates PNG text chunks, and with brotli (libbrotli-dev)
@@ -43,15 +45,19 @@ let package = Package(
         // All behaviour: fetch, library, catalog, metadata, thumbnails, verify.
         .target(
             name: "ShoeboxKit",
-            dependencies: ["CShim", "CCurl", "CExif", "CSQLite", "CCrypto"]
+            dependencies: ["CShim", "CCurl", "CExif", "CSQLite", "CCrypto", "CPostgres"]
         ),
         // Argument parsing and printing only.
         .target(name: "ShoeboxCLI", dependencies: ["ShoeboxKit"]),
         .executableTarget(name: "shoebox", dependencies: ["ShoeboxCLI"]),
-        // Shared by the test targets: servers tests run against (OpenStack Swift with s3api).
+        // Shared by the test targets: servers tests run against (OpenStack Swift with s3api,
+        // PostgreSQL 15).
         .target(
             name: "ShoeboxTestSupport", dependencies: ["ShoeboxKit"], path: "Tests/ShoeboxTestSupport",
-            resources: [.copy("Resources/swift-s3"), .copy("Resources/scripted-http"), .copy("Resources/Fixtures")]
+            resources: [
+                .copy("Resources/swift-s3"), .copy("Resources/postgres"), .copy("Resources/scripted-http"),
+                .copy("Resources/Fixtures"),
+            ]
         ),
         .testTarget(name: "ShoeboxKitTests", dependencies: ["ShoeboxKit", "CShim", "CExif", "ShoeboxTestSupport"]),
         .testTarget(

@@ -73,6 +73,8 @@
 /// (`CaseFoldedPath`), which also folds letters outside ASCII (É, Ж). A writer upgrades an
 /// older catalog when it opens it (`upgrades`, then `SQLiteCatalog` fills `folded_path`);
 /// a reader of an older catalog sees NULL for the newer columns.
+///
+/// The same tables in PostgreSQL (`PostgresCatalog`): `PostgresCatalogSchema`.
 enum CatalogSchema {
     /// The version this build writes and understands.
     static let version = 3

@@ -1,0 +1,314 @@
+import Foundation
+
+/// A catalog in a PostgreSQL 15 database, reached through libpq: the sibling of
+/// `SQLiteCatalog` for a list shared by several machines. Same tables and columns
+/// (`PostgresCatalogSchema`), created when missing.
+///
+/// The address is a libpq URI, `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?PARAMS]`
+/// (or `postgresql://`); libpq fills in what it leaves out from PG* environment variables
+/// and ~/.pgpass. Errors (`PostgresError`) name the server as host:port, database and user,
+/// never the password.
+///
+/// Races, as `Catalog` states them, are left to the server: sha256, path and case-folded
+/// path are unique constraints; `insertOriginalIfAbsent` is `INSERT … ON CONFLICT (sha256)
+/// DO NOTHING`, so two machines inserting the same content get one row and one `true`.
+///
+/// Transactions: the outermost `transaction` is BEGIN … COMMIT (READ COMMITTED), nested ones
+/// are savepoints. Unlike SQLite, a failed statement aborts the whole PostgreSQL
+/// transaction: a body that catches an error and goes on needs a nested `transaction`
+/// around the statement that may fail; otherwise the outer commit throws and keeps nothing.
+///
+/// A lost connection is `PostgresError.connectionLost`; the next call outside a
+/// transaction reconnects (once per call). Nothing is retried behind the caller's back.
+///
+/// Thread safety: one instance may be shared by threads. Every call holds a recursive
+/// lock; `transaction` holds it for the whole body. For parallel work, open one catalog
+/// per thread (one connection each).
+public final class PostgresCatalog: Catalog, @unchecked Sendable {
+    /// The schema version this build writes and understands.
+    public static let schemaVersion = PostgresCatalogSchema.version
+
+    /// The URI without its password, for messages.
+    public let address: String
+    /// host:port (database, user) as libpq resolved them.
+    public var server: String { locked { connection.server } }
+
+    private let connection: PostgresConnection
+    private let lock = NSRecursiveLock()
+    private var depth = 0
+
+    /// Whether `text` is a PostgreSQL catalog address (`postgres://` or `postgresql://`).
+    public static func isPostgresURI(_ text: String) -> Bool { PostgresURI.isPostgresURI(text) }
+
+    /// Connects to the database `uri` names and creates the catalog's tables there when
+    /// missing. Throws `PostgresError`: `.invalidURI`, `.serverUnreachable`,
+    /// `.authenticationFailed`, `.databaseMissing`, `.notACatalog`, `.schemaTooNew`.
+    public init(uri: String) throws {
+        let parsed = try PostgresURI(uri)
+        address = parsed.description
+        connection = try PostgresConnection(uri: parsed)
+        do {
+            try prepareSchema()
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    deinit { connection.close() }
+
+    /// Ends the connection now (also done on deinit); later calls throw `.closed`.
+    public func close() {
+        locked { connection.close() }
+    }
+
+    // MARK: Schema
+
+    private func prepareSchema() throws {
+        let exists = try connection.query(PostgresCatalogSchema.hasMetaTable) { $0.string(0) == "t" }.first ?? false
+        if !exists { try createSchema() }
+        let found = try connection.query(PostgresCatalogSchema.schemaVersion) { $0.string(0) }.first
+        guard let found, let version = found.flatMap({ Int($0) }) else {
+            throw PostgresError.notACatalog(server: connection.server, detail: "table meta has no schema_version")
+        }
+        guard version <= Self.schemaVersion else {
+            throw PostgresError.schemaTooNew(server: connection.server, found: version, supported: Self.schemaVersion)
+        }
+        guard version == Self.schemaVersion else {
+            throw PostgresError.notACatalog(
+                server: connection.server,
+                detail: "schema_version \(version); a PostgreSQL catalog starts at version \(Self.schemaVersion)")
+        }
+    }
+
+    /// Creates whatever is missing, once, even when several processes start on a new database
+    /// at the same moment: they queue on the advisory lock, and the later ones find it all there.
+    private func createSchema() throws {
+        try transaction {
+            try connection.run("SELECT pg_advisory_xact_lock($1)", [.integer(PostgresCatalogSchema.creationLockKey)])
+            for statement in PostgresCatalogSchema.createStatements { try connection.execute(statement) }
+            let meta = [
+                ("schema_version", String(Self.schemaVersion)),
+                ("created_at", Timestamp.iso8601()),
+                ("created_by", "shoebox \(Shoebox.version)"),
+            ]
+            for (key, value) in meta {
+                try connection.run(PostgresCatalogSchema.insertMeta, [.text(key), .text(value)])
+            }
+        }
+    }
+
+    // MARK: Transactions
+
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if depth == 0 { try connection.reconnectIfBroken() }
+        depth += 1
+        defer { depth -= 1 }
+        let savepoint = depth == 1 ? nil : "shoebox_\(depth)"
+        try connection.execute(savepoint.map { "SAVEPOINT \($0)" } ?? "BEGIN")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            rollback(savepoint: savepoint)
+            throw error
+        }
+        try commit(savepoint: savepoint)
+        return result
+    }
+
+    private func rollback(savepoint: String?) {
+        guard !connection.isBroken, connection.isInTransaction else { return }
+        if let savepoint {
+            // Also leaves an aborted transaction usable again.
+            try? connection.execute("ROLLBACK TO SAVEPOINT \(savepoint)")
+            try? connection.execute("RELEASE SAVEPOINT \(savepoint)")
+        } else {
+            try? connection.execute("ROLLBACK")
+        }
+    }
+
+    private func commit(savepoint: String?) throws {
+        // COMMIT of an aborted transaction "succeeds" as a ROLLBACK: a statement of the body
+        // failed and the body went on; nothing may be reported as kept.
+        if connection.isInFailedTransaction {
+            rollback(savepoint: savepoint)
+            throw PostgresError.server(
+                server: connection.server, sqlState: "25P02",
+                detail: "a statement of this transaction failed and its error was caught; nothing was committed")
+        }
+        do {
+            try connection.execute(savepoint.map { "RELEASE SAVEPOINT \($0)" } ?? "COMMIT")
+        } catch {
+            rollback(savepoint: savepoint)
+            throw error
+        }
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Runs a catalog call under the lock; outside a transaction, a broken connection is
+    /// first re-established (inside one it stays broken: the transaction is lost).
+    private func call<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if depth == 0 { try connection.reconnectIfBroken() }
+        return try body()
+    }
+
+    // MARK: Originals
+
+    public func original(sha256: String) throws -> OriginalRecord? {
+        try call { try connection.query(PostgresCatalogSchema.originalBySHA, [.text(sha256)], Self.original).first }
+    }
+
+    public func original(path: String) throws -> OriginalRecord? {
+        try call { try connection.query(PostgresCatalogSchema.originalByPath, [.text(path)], Self.original).first }
+    }
+
+    public func hasOriginal(pathIgnoringCase path: String) throws -> Bool {
+        try call {
+            try connection.query(PostgresCatalogSchema.originalByFoldedPath, [.text(CaseFoldedPath.fold(path))]) {
+                _ in true
+            }.first ?? false
+        }
+    }
+
+    /// Fails with `PostgresError.constraint` (`originals_pkey`, `originals_path_key` or
+    /// `originals_folded_path`) when the sha256, the path or the case-folded path is taken.
+    public func insertOriginal(_ record: OriginalRecord) throws {
+        try call { try connection.run(PostgresCatalogSchema.insertOriginal, Self.values(record)) }
+    }
+
+    /// `INSERT … ON CONFLICT (sha256) DO NOTHING`: false when the sha256 is recorded; a path
+    /// taken by another original still fails with `PostgresError.constraint`.
+    public func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool {
+        try call {
+            try !connection.query(PostgresCatalogSchema.insertOriginalIfAbsent, Self.values(record)) { _ in () }.isEmpty
+        }
+    }
+
+    public func originals(after path: String?, limit: Int) throws -> [OriginalRecord] {
+        try call {
+            if let path {
+                return try connection.query(
+                    PostgresCatalogSchema.originalsAfter, [.text(path), .integer(Int64(max(0, limit)))], Self.original)
+            }
+            return try connection.query(
+                PostgresCatalogSchema.originalsFromStart, [.integer(Int64(max(0, limit)))], Self.original)
+        }
+    }
+
+    public func allOriginals() throws -> [OriginalRecord] {
+        try call { try connection.query(PostgresCatalogSchema.allOriginals, [], Self.original) }
+    }
+
+    public func countOriginals() throws -> Int {
+        try call { try connection.query(PostgresCatalogSchema.countOriginals) { $0.int(0) ?? 0 }.first ?? 0 }
+    }
+
+    private static func values(_ record: OriginalRecord) -> [PostgresValue] {
+        [
+            .text(record.sha256), .text(record.path), .integer(record.bytes), .text(record.contentType),
+            .of(record.width), .of(record.height), .of(record.takenAt), .of(record.make), .of(record.model),
+            .of(record.gpsLatitude), .of(record.gpsLongitude), .of(record.gpsAltitude),
+            .of(record.orientation), .text(record.addedAt), .of(record.datedBy?.rawValue),
+            .text(CaseFoldedPath.fold(record.path)),
+        ]
+    }
+
+    private static func original(_ row: PostgresRow) -> OriginalRecord {
+        OriginalRecord(
+            sha256: row.string(0) ?? "", path: row.string(1) ?? "", bytes: row.int64(2) ?? 0,
+            contentType: row.string(3) ?? "", width: row.int(4), height: row.int(5), takenAt: row.string(6),
+            datedBy: row.string(14).flatMap(CaptureDateSource.init(rawValue:)),
+            make: row.string(7), model: row.string(8), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
+            gpsAltitude: row.double(11), orientation: row.int(12), addedAt: row.string(13) ?? "")
+    }
+
+    // MARK: Sources
+
+    public func source(url: String) throws -> SourceRecord? {
+        try call { try connection.query(PostgresCatalogSchema.sourceByURL, [.text(url)], source).first }
+    }
+
+    public func upsertSource(_ record: SourceRecord) throws {
+        try call {
+            try connection.run(
+                PostgresCatalogSchema.upsertSource,
+                [
+                    .text(record.url), .of(record.finalURL), .of(record.sha256), .of(record.etag),
+                    .of(record.lastModified), .of(record.httpStatus), .text(record.fetchedAt),
+                    .text(record.outcome.rawValue), .of(record.reason),
+                ])
+        }
+    }
+
+    public func sources(sha256: String) throws -> [SourceRecord] {
+        try call { try connection.query(PostgresCatalogSchema.sourcesBySHA, [.text(sha256)], source) }
+    }
+
+    public func allSources() throws -> [SourceRecord] {
+        try call { try connection.query(PostgresCatalogSchema.allSources, [], source) }
+    }
+
+    public func hasSources() throws -> Bool {
+        try call { try connection.query(PostgresCatalogSchema.hasSources) { _ in true }.first ?? false }
+    }
+
+    public func countSources() throws -> Int {
+        try call { try connection.query(PostgresCatalogSchema.countSources) { $0.int(0) ?? 0 }.first ?? 0 }
+    }
+
+    private func source(_ row: PostgresRow) throws -> SourceRecord {
+        let url = row.string(0) ?? ""
+        let outcomeText = row.string(7) ?? ""
+        guard let outcome = FetchOutcome(rawValue: outcomeText) else {
+            throw PostgresError.notACatalog(
+                server: connection.server, detail: "unknown outcome '\(outcomeText)' for source \(url)")
+        }
+        return SourceRecord(
+            url: url, finalURL: row.string(1), sha256: row.string(2), etag: row.string(3),
+            lastModified: row.string(4), httpStatus: row.int(5), fetchedAt: row.string(6) ?? "",
+            outcome: outcome, reason: row.string(8))
+    }
+
+    // MARK: Thumbnails
+
+    public func thumbnails(sha256: String) throws -> [ThumbnailRecord] {
+        try call { try connection.query(PostgresCatalogSchema.thumbnailsBySHA, [.text(sha256)], Self.thumbnail) }
+    }
+
+    public func allThumbnails() throws -> [ThumbnailRecord] {
+        try call { try connection.query(PostgresCatalogSchema.allThumbnails, [], Self.thumbnail) }
+    }
+
+    public func upsertThumbnail(_ record: ThumbnailRecord) throws {
+        try call {
+            try connection.run(
+                PostgresCatalogSchema.upsertThumbnail,
+                [
+                    .text(record.originalSHA256), .text(record.size), .text(record.path), .text(record.format),
+                    .integer(Int64(record.width)), .integer(Int64(record.height)), .integer(record.bytes),
+                    .text(record.createdAt), .of(record.settings),
+                ])
+        }
+    }
+
+    public func removeThumbnail(path: String) throws {
+        try call { try connection.run(PostgresCatalogSchema.removeThumbnail, [.text(path)]) }
+    }
+
+    private static func thumbnail(_ row: PostgresRow) -> ThumbnailRecord {
+        ThumbnailRecord(
+            originalSHA256: row.string(0) ?? "", size: row.string(1) ?? "", path: row.string(2) ?? "",
+            format: row.string(3) ?? "", width: row.int(4) ?? 0, height: row.int(5) ?? 0,
+            bytes: row.int64(6) ?? 0, createdAt: row.string(7) ?? "", settings: row.string(8))
+    }
+}

@@ -1,0 +1,123 @@
+/// The catalog schema in PostgreSQL: the tables and columns of `CatalogSchema` (same
+/// version number), with PostgreSQL types.
+///
+/// Differences from the SQLite file, all deliberate:
+/// - integers are BIGINT (SQLite's INTEGER is 64-bit), reals DOUBLE PRECISION;
+/// - keys and paths are `COLLATE "C"`: ordering (`ORDER BY path`, `path > $1`) is byte
+///   order, as SQLite's BINARY, whatever the database's default collation;
+/// - `originals.folded_path` is NOT NULL with a UNIQUE index: two writers on two machines
+///   cannot record IMG.jpg and img.JPG (SQLite's index is not unique; fetch checks first);
+/// - no upgrade path yet: the first PostgreSQL catalog is version 3.
+///
+/// Creation runs in one transaction under a transaction-level advisory lock, with
+/// `CREATE … IF NOT EXISTS` and `INSERT … ON CONFLICT DO NOTHING` for the meta rows: two
+/// processes opening a new database at once both succeed and create it once.
+enum PostgresCatalogSchema {
+    static let version = CatalogSchema.version
+
+    /// Key of the advisory lock held while the schema is created ("SHOEBOX" in ASCII).
+    static let creationLockKey: Int64 = 0x53_48_4F_45_42_4F_58
+
+    static let createStatements: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS meta (
+            key TEXT COLLATE "C" PRIMARY KEY,
+            value TEXT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS originals (
+            sha256 TEXT COLLATE "C" PRIMARY KEY,
+            path TEXT COLLATE "C" NOT NULL UNIQUE,
+            bytes BIGINT NOT NULL,
+            content_type TEXT NOT NULL,
+            width BIGINT,
+            height BIGINT,
+            taken_at TEXT,
+            make TEXT,
+            model TEXT,
+            gps_latitude DOUBLE PRECISION,
+            gps_longitude DOUBLE PRECISION,
+            gps_altitude DOUBLE PRECISION,
+            orientation BIGINT,
+            added_at TEXT NOT NULL,
+            dated_by TEXT,
+            folded_path TEXT COLLATE "C" NOT NULL
+        )
+        """,
+        "CREATE UNIQUE INDEX IF NOT EXISTS originals_folded_path ON originals (folded_path)",
+        """
+        CREATE TABLE IF NOT EXISTS sources (
+            url TEXT COLLATE "C" PRIMARY KEY,
+            final_url TEXT,
+            sha256 TEXT COLLATE "C" REFERENCES originals (sha256) DEFERRABLE INITIALLY DEFERRED,
+            etag TEXT,
+            last_modified TEXT,
+            http_status BIGINT,
+            fetched_at TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            reason TEXT
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS sources_sha256 ON sources (sha256)",
+        """
+        CREATE TABLE IF NOT EXISTS thumbnails (
+            path TEXT COLLATE "C" PRIMARY KEY,
+            original_sha256 TEXT COLLATE "C" NOT NULL REFERENCES originals (sha256) DEFERRABLE INITIALLY DEFERRED,
+            size TEXT NOT NULL,
+            format TEXT NOT NULL,
+            width BIGINT NOT NULL,
+            height BIGINT NOT NULL,
+            bytes BIGINT NOT NULL,
+            created_at TEXT NOT NULL,
+            settings TEXT
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS thumbnails_original ON thumbnails (original_sha256)",
+    ]
+
+    static let insertMeta = "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING"
+    static let schemaVersion = "SELECT value FROM meta WHERE key = 'schema_version'"
+    static let hasMetaTable = "SELECT to_regclass('meta') IS NOT NULL"
+
+    // Originals: parameters in `CatalogSchema.originalColumns` order, then folded_path.
+    static let originalValues = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16"
+    static let insertOriginal =
+        "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (\(originalValues))"
+    static let insertOriginalIfAbsent =
+        "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (\(originalValues)) "
+        + "ON CONFLICT (sha256) DO NOTHING RETURNING 1"
+    static let originalBySHA = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = $1"
+    static let originalByPath = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE path = $1"
+    static let originalByFoldedPath = "SELECT 1 FROM originals WHERE folded_path = $1 LIMIT 1"
+    static let originalsAfter =
+        "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE path > $1 ORDER BY path COLLATE \"C\" LIMIT $2"
+    static let originalsFromStart =
+        "SELECT \(CatalogSchema.originalColumns) FROM originals ORDER BY path COLLATE \"C\" LIMIT $1"
+    static let allOriginals = "SELECT \(CatalogSchema.originalColumns) FROM originals ORDER BY path COLLATE \"C\""
+    static let countOriginals = "SELECT count(*) FROM originals"
+
+    // Sources.
+    static let sourceByURL = "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE url = $1"
+    static let upsertSource =
+        "INSERT INTO sources (\(CatalogSchema.sourceColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+        + "ON CONFLICT (url) DO UPDATE SET final_url = EXCLUDED.final_url, sha256 = EXCLUDED.sha256, "
+        + "etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, http_status = EXCLUDED.http_status, "
+        + "fetched_at = EXCLUDED.fetched_at, outcome = EXCLUDED.outcome, reason = EXCLUDED.reason"
+    static let sourcesBySHA =
+        "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE sha256 = $1 ORDER BY url COLLATE \"C\""
+    static let allSources = "SELECT \(CatalogSchema.sourceColumns) FROM sources ORDER BY url COLLATE \"C\""
+    static let hasSources = "SELECT 1 FROM sources LIMIT 1"
+    static let countSources = "SELECT count(*) FROM sources"
+
+    // Thumbnails.
+    static let thumbnailsBySHA =
+        "SELECT \(CatalogSchema.thumbnailColumns) FROM thumbnails WHERE original_sha256 = $1 ORDER BY path COLLATE \"C\""
+    static let allThumbnails = "SELECT \(CatalogSchema.thumbnailColumns) FROM thumbnails ORDER BY path COLLATE \"C\""
+    static let upsertThumbnail =
+        "INSERT INTO thumbnails (\(CatalogSchema.thumbnailColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+        + "ON CONFLICT (path) DO UPDATE SET original_sha256 = EXCLUDED.original_sha256, size = EXCLUDED.size, "
+        + "format = EXCLUDED.format, width = EXCLUDED.width, height = EXCLUDED.height, bytes = EXCLUDED.bytes, "
+        + "created_at = EXCLUDED.created_at, settings = EXCLUDED.settings"
+    static let removeThumbnail = "DELETE FROM thumbnails WHERE path = $1"
+}

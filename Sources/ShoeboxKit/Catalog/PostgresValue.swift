@@ -1,0 +1,54 @@
+import CPostgres
+import Foundation
+
+/// A statement parameter for PostgreSQL, sent in text format (the server converts it to the
+/// column's type). Doubles are written shortest-exact, so they round-trip bit for bit.
+enum PostgresValue: Sendable, Equatable {
+    case text(String)
+    case integer(Int64)
+    case double(Double)
+    case null
+
+    static func of(_ value: String?) -> PostgresValue { value.map { .text($0) } ?? .null }
+    static func of(_ value: Int?) -> PostgresValue { value.map { .integer(Int64($0)) } ?? .null }
+    static func of(_ value: Double?) -> PostgresValue { value.map { .double($0) } ?? .null }
+
+    /// The text sent to the server; nil for SQL NULL.
+    var parameter: String? {
+        switch self {
+        case let .text(text): return text
+        case let .integer(number): return String(number)
+        case let .double(number):
+            if number.isNaN { return "NaN" }
+            if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
+            return "\(number)"
+        case .null: return nil
+        }
+    }
+}
+
+/// One row of a result, read by column index. Values arrive in text format.
+struct PostgresRow {
+    let result: OpaquePointer
+    let row: Int32
+
+    func isNull(_ column: Int32) -> Bool { PQgetisnull(result, row, column) != 0 }
+
+    func string(_ column: Int32) -> String? {
+        guard !isNull(column), let value = PQgetvalue(result, row, column) else { return nil }
+        return String(cString: value)
+    }
+
+    func int64(_ column: Int32) -> Int64? { string(column).flatMap { Int64($0) } }
+    func int(_ column: Int32) -> Int? { string(column).flatMap { Int($0) } }
+
+    func double(_ column: Int32) -> Double? {
+        guard let text = string(column) else { return nil }
+        switch text {
+        case "Infinity": return .infinity
+        case "-Infinity": return -.infinity
+        case "NaN": return .nan
+        default: return Double(text)
+        }
+    }
+}

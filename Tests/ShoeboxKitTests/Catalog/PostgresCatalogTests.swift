@@ -1,0 +1,313 @@
+import Foundation
+@testable import ShoeboxKit
+import ShoeboxTestSupport
+import XCTest
+
+/// PostgresCatalog against a real PostgreSQL 15 server on 127.0.0.1 (one per class, a fresh
+/// database per test): the `Catalog` contract shared with SQLiteCatalog, then what only a
+/// server has (schema creation races, a server that stops, wrong names, passwords).
+final class PostgresCatalogTests: XCTestCase {
+    nonisolated(unsafe) static var server: PostgresServer?
+    nonisolated(unsafe) static var startError: Error?
+
+    override class func setUp() {
+        super.setUp()
+        guard PostgresServer.isAvailable else { return }
+        do {
+            server = try PostgresServer()
+        } catch {
+            startError = error
+        }
+    }
+
+    override class func tearDown() {
+        server?.stop()
+        server = nil
+        super.tearDown()
+    }
+
+    private var server: PostgresServer!
+    private var uri = ""
+
+    override func setUpWithError() throws {
+        guard PostgresServer.isAvailable else {
+            throw XCTSkip("PostgreSQL 15 is not installed (bash .ci/install-deps installs it)")
+        }
+        if let error = Self.startError { throw error }
+        server = try XCTUnwrap(Self.server)
+        uri = try server.makeDatabase()
+    }
+
+    private var contract: CatalogContract {
+        let uri = uri
+        return CatalogContract(open: { try PostgresCatalog(uri: uri) }) { error in
+            (error as? PostgresError)?.isConstraintViolation ?? false
+        }
+    }
+
+    private var database: String { String(uri.split(separator: "/").last ?? "") }
+
+    // MARK: The contract shared with SQLiteCatalog
+
+    func testRoundTrips() throws { try contract.checkRoundTrips() }
+    func testInsertConflicts() throws { try contract.checkInsertConflicts() }
+    func testInsertIfAbsent() throws { try contract.checkInsertIfAbsent() }
+    func testConcurrentInsertIfAbsent() throws { try contract.checkConcurrentInsertIfAbsent() }
+    func testRollback() throws { try contract.checkRollback() }
+    func testNestedTransactions() throws { try contract.checkNestedTransactions() }
+    func testPagedCursor() throws { try contract.checkPagedCursor() }
+    func testSourcesBySHA() throws { try contract.checkSourcesBySHA() }
+    func testThumbnails() throws { try contract.checkThumbnails() }
+
+    /// Paging keeps byte order on a database whose default collation (ICU en-US) would sort
+    /// "a" before "B".
+    func testPagedCursorKeepsByteOrderUnderAnICUCollation() throws {
+        uri = try server.makeDatabase(icuLocale: "en-US")
+        XCTAssertEqual(try server.psql("SELECT 'B' < 'a'", database: database), "f", "the database sorts by locale")
+        try contract.checkPagedCursor()
+    }
+
+    // MARK: Schema
+
+    func testSchemaIsCreatedOnceWithItsVersion() throws {
+        let catalog = try PostgresCatalog(uri: uri)
+        try catalog.insertOriginal(CatalogContract.original(1))
+        XCTAssertEqual(try server.psql("SELECT value FROM meta WHERE key = 'schema_version'", database: database),
+                       "\(PostgresCatalog.schemaVersion)")
+        XCTAssertEqual(try server.psql("SELECT count(*) FROM meta", database: database), "3")
+        let tables = try server.psql(
+            "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'",
+            database: database)
+        XCTAssertEqual(tables, "meta,originals,sources,thumbnails")
+        let indexes = try server.psql("SELECT indexdef FROM pg_indexes WHERE indexname = 'originals_folded_path'",
+                                      database: database)
+        XCTAssertTrue(indexes.contains("CREATE UNIQUE INDEX"), indexes)
+        catalog.close()
+        // Reopening finds it and changes nothing.
+        let created = try server.psql("SELECT value FROM meta WHERE key = 'created_at'", database: database)
+        let again = try PostgresCatalog(uri: uri)
+        XCTAssertEqual(try again.countOriginals(), 1)
+        XCTAssertEqual(try server.psql("SELECT value FROM meta WHERE key = 'created_at'", database: database), created)
+    }
+
+    /// Several sessions opening a new database at the same moment all succeed (advisory lock
+    /// plus IF NOT EXISTS), and the meta rows exist once.
+    func testConcurrentFirstOpensAllSucceed() throws {
+        let count = 6
+        let start = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        let results = ResultBox()
+        let uri = uri
+        for index in 0..<count {
+            group.enter()
+            Thread {
+                start.wait()
+                do {
+                    let catalog = try PostgresCatalog(uri: uri)
+                    results.add(round: 0, try catalog.insertOriginalIfAbsent(CatalogContract.original(index)))
+                    catalog.close()
+                } catch {
+                    results.fail("\(error)")
+                }
+                group.leave()
+            }.start()
+        }
+        for _ in 0..<count { start.signal() }
+        group.wait()
+        XCTAssertEqual(results.failures, [])
+        XCTAssertEqual(results.answers(round: 0), Array(repeating: true, count: count))
+        XCTAssertEqual(try server.psql("SELECT count(*) FROM meta", database: database), "3")
+    }
+
+    func testNewerSchemaVersionIsRefused() throws {
+        _ = try PostgresCatalog(uri: uri)
+        try server.psql("UPDATE meta SET value = '99' WHERE key = 'schema_version'", database: database)
+        XCTAssertThrowsError(try PostgresCatalog(uri: uri)) { error in
+            XCTAssertEqual(error as? PostgresError, .schemaTooNew(
+                server: "127.0.0.1:\(server.port) (database \(database), user postgres)", found: 99,
+                supported: PostgresCatalog.schemaVersion))
+            XCTAssertTrue("\(error)".contains("upgrade shoebox"), "\(error)")
+        }
+    }
+
+    func testForeignDatabaseIsNotACatalog() throws {
+        try server.psql("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)", database: database)
+        XCTAssertThrowsError(try PostgresCatalog(uri: uri)) { error in
+            guard case PostgresError.notACatalog = error else { return XCTFail("got \(error)") }
+        }
+        XCTAssertEqual(try server.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: database), "1",
+                       "left untouched")
+    }
+
+    // MARK: What PostgreSQL adds to the contract
+
+    /// The case-folded path is unique in PostgreSQL (SQLite's index is not): IMG.jpg and
+    /// img.JPG, or Été and été, cannot both be recorded.
+    func testCaseFoldedPathConflict() throws {
+        let catalog = try PostgresCatalog(uri: uri)
+        try catalog.insertOriginal(CatalogContract.original(1, path: "originals/2024/IMG.jpg"))
+        try catalog.insertOriginal(CatalogContract.original(2, path: "originals/2024/Été.jpg"))
+        for (n, path) in [(3, "originals/2024/img.JPG"), (4, "originals/2024/été.JPG")] {
+            XCTAssertThrowsError(try catalog.insertOriginal(CatalogContract.original(n, path: path))) { error in
+                guard case let PostgresError.constraint(_, constraint, _) = error else { return XCTFail("got \(error)") }
+                XCTAssertEqual(constraint, "originals_folded_path")
+            }
+            XCTAssertThrowsError(try catalog.insertOriginalIfAbsent(CatalogContract.original(n, path: path)))
+        }
+        XCTAssertTrue(try catalog.hasOriginal(pathIgnoringCase: "ORIGINALS/2024/img.jpg"))
+        XCTAssertEqual(try catalog.countOriginals(), 2)
+        // The constraints are named in the error.
+        XCTAssertThrowsError(try catalog.insertOriginal(CatalogContract.original(1, path: "originals/x.jpg"))) { error in
+            guard case let PostgresError.constraint(_, constraint, _) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(constraint, "originals_pkey")
+        }
+        XCTAssertThrowsError(try catalog.insertOriginal(CatalogContract.original(5, path: "originals/2024/IMG.jpg"))) { error in
+            guard case let PostgresError.constraint(_, constraint, _) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(constraint, "originals_path_key")
+        }
+    }
+
+    /// Unlike SQLite, a failed statement aborts the whole PostgreSQL transaction: a body that
+    /// catches the error and goes on gets an error at commit, and nothing is kept.
+    func testCaughtFailureWithoutSavepointKeepsNothing() throws {
+        let catalog = try PostgresCatalog(uri: uri)
+        try catalog.insertOriginal(CatalogContract.original(1))
+        XCTAssertThrowsError(try catalog.transaction {
+            try catalog.insertOriginal(CatalogContract.original(2))
+            XCTAssertThrowsError(try catalog.insertOriginal(CatalogContract.original(1)))
+        }) { error in
+            guard case let PostgresError.server(_, sqlState, _) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(sqlState, "25P02")
+        }
+        XCTAssertEqual(try catalog.countOriginals(), 1)
+    }
+
+    /// Floating-point columns round-trip bit for bit, infinities included.
+    func testDoublesRoundTripExactly() throws {
+        let catalog = try PostgresCatalog(uri: uri)
+        let values: [Double] = [0.1, 1.0 / 3.0, -2.294_481_987_654_321, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity]
+        for (n, value) in values.enumerated() {
+            var record = CatalogContract.bareOriginal(n)
+            record.gpsLatitude = value
+            record.gpsAltitude = -value
+            try catalog.insertOriginal(record)
+            XCTAssertEqual(try catalog.original(sha256: record.sha256), record)
+        }
+    }
+
+    // MARK: A server that goes away
+
+    /// The server stops between calls: a typed error naming the server, never a crash; calls
+    /// after it keep failing cleanly; a transaction in progress keeps nothing.
+    func testServerStoppedMidUse() throws {
+        let own = try PostgresServer()
+        defer { own.stop() }
+        let catalog = try PostgresCatalog(uri: own.uri())
+        try catalog.insertOriginal(CatalogContract.original(1))
+        let name = "127.0.0.1:\(own.port)"
+        var caught: Error?
+        XCTAssertThrowsError(try catalog.transaction {
+            try catalog.insertOriginal(CatalogContract.original(2))
+            own.stop()
+            try catalog.insertOriginal(CatalogContract.original(3))
+        }) { caught = $0 }
+        guard case let PostgresError.connectionLost(server, _) = try XCTUnwrap(caught) else {
+            return XCTFail("got \(String(describing: caught))")
+        }
+        XCTAssertTrue(server.hasPrefix(name), server)
+        XCTAssertTrue("\(caught!)".contains(name), "\(caught!)")
+        // Later calls try to reconnect once and fail with a typed error too.
+        XCTAssertThrowsError(try catalog.countOriginals()) { error in
+            guard case let PostgresError.connectionLost(_, detail) = error else { return XCTFail("got \(error)") }
+            XCTAssertTrue(detail.contains("reconnecting failed"), detail)
+            XCTAssertTrue("\(error)".contains(name), "\(error)")
+        }
+        XCTAssertThrowsError(try catalog.original(sha256: CatalogContract.uniqueHash(1)))
+        catalog.close()
+        XCTAssertThrowsError(try catalog.countOriginals()) { error in
+            guard case PostgresError.closed = error else { return XCTFail("got \(error)") }
+        }
+    }
+
+    /// The server ends a session (restart, administrator): that call fails, the next one outside
+    /// a transaction reconnects and works.
+    func testTerminatedSessionReconnects() throws {
+        let catalog = try PostgresCatalog(uri: uri)
+        try catalog.insertOriginal(CatalogContract.original(1))
+        try server.psql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()")
+        XCTAssertThrowsError(try catalog.countOriginals()) { error in
+            guard case PostgresError.connectionLost = error else { return XCTFail("got \(error)") }
+        }
+        XCTAssertEqual(try catalog.countOriginals(), 1)
+        XCTAssertEqual(try catalog.original(sha256: CatalogContract.uniqueHash(1)), CatalogContract.original(1),
+                       "prepared statements made anew")
+    }
+
+    func testNoServerAtThatPortNamesHostAndPortButNoPassword() throws {
+        let port = try freePort()
+        let started = Date()
+        XCTAssertThrowsError(try PostgresCatalog(uri: "postgres://shoebox:s3cret-pw@127.0.0.1:\(port)/photos")) { error in
+            guard case let PostgresError.serverUnreachable(server, detail) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(server, "127.0.0.1:\(port) (database photos, user shoebox)")
+            XCTAssertTrue(detail.contains("refused"), detail)
+            XCTAssertFalse("\(error)".contains("s3cret"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
+    func testWrongDatabaseNameIsAClearError() throws {
+        XCTAssertThrowsError(try PostgresCatalog(uri: server.uri(database: "no_such_db"))) { error in
+            XCTAssertEqual(error as? PostgresError, .databaseMissing(
+                server: "127.0.0.1:\(server.port) (database no_such_db, user postgres)", database: "no_such_db"))
+            XCTAssertTrue("\(error)".contains("has no database \"no_such_db\""), "\(error)")
+        }
+    }
+
+    func testUnknownUserIsAnAuthenticationError() throws {
+        XCTAssertThrowsError(try PostgresCatalog(uri: "postgresql://nobody:hunter2@127.0.0.1:\(server.port)/postgres")) { error in
+            guard case let PostgresError.authenticationFailed(_, user, _) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(user, "nobody")
+            XCTAssertFalse("\(error)".contains("hunter2"), "\(error)")
+        }
+    }
+
+    func testInvalidURIsAreRefusedWithoutTheirPassword() throws {
+        XCTAssertThrowsError(try PostgresCatalog(uri: "mysql://u:pw1@127.0.0.1/db")) { error in
+            guard case let PostgresError.invalidURI(uri, _) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(uri, "mysql://u:***@127.0.0.1/db")
+        }
+        XCTAssertThrowsError(try PostgresCatalog(uri: "postgres://u:pw2@127.0.0.1/db?bogus=1&password=pw3")) { error in
+            guard case PostgresError.invalidURI = error else { return XCTFail("got \(error)") }
+            XCTAssertFalse("\(error)".contains("pw2"), "\(error)")
+            XCTAssertFalse("\(error)".contains("pw3"), "\(error)")
+        }
+    }
+
+    func testURIRedaction() {
+        XCTAssertEqual(PostgresURI.redacted("postgres://alice:p%40ss@db.example:5433/photos?sslmode=require"),
+                       "postgres://alice:***@db.example:5433/photos?sslmode=require")
+        XCTAssertEqual(PostgresURI.redacted("postgresql://alice@db/photos?password=x&sslmode=disable"),
+                       "postgresql://alice@db/photos?password=***&sslmode=disable")
+        XCTAssertEqual(PostgresURI.redacted("postgres://db/photos"), "postgres://db/photos")
+        XCTAssertEqual(PostgresURI.redacted("postgres:///photos?host=/var/run/postgresql"),
+                       "postgres:///photos?host=/var/run/postgresql")
+        XCTAssertTrue(PostgresCatalog.isPostgresURI("PostgreSQL://x/y"))
+        XCTAssertFalse(PostgresCatalog.isPostgresURI("/srv/library/catalog.sqlite"))
+    }
+
+    private func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw XCTSkip("cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
