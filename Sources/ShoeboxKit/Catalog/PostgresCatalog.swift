@@ -36,6 +36,8 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     private let connection: PostgresConnection
     private let lock = NSRecursiveLock()
     private var depth = 0
+    /// This connection's name on the reservations it holds.
+    private let holder = UUID().uuidString
 
     /// Whether `text` is a PostgreSQL catalog address (`postgres://` or `postgresql://`).
     public static func isPostgresURI(_ text: String) -> Bool { PostgresURI.isPostgresURI(text) }
@@ -194,6 +196,22 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
         }
     }
 
+    public func reservePath(_ path: String, for sha256: String) throws -> Bool {
+        let folded = CaseFoldedPath.fold(path)
+        return try call {
+            let inserted = try connection.query(
+                PostgresCatalogSchema.reservePath, [.text(folded), .text(path), .text(sha256), .text(holder)]) { _ in () }
+            if !inserted.isEmpty { return true }
+            // Taken by an original, or reserved: ours only when reserved for this content.
+            let reservedFor = try connection.query(PostgresCatalogSchema.reservationHolder, [.text(folded)]) { $0.string(0) }.first
+            return reservedFor == sha256
+        }
+    }
+
+    public func releaseReservations() throws {
+        try call { try connection.run(PostgresCatalogSchema.releaseReservations, [.text(holder)]) }
+    }
+
     public func originals(after path: String?, limit: Int) throws -> [OriginalRecord] {
         try call {
             if let path {
@@ -236,6 +254,15 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
 
     public func source(url: String) throws -> SourceRecord? {
         try call { try connection.query(PostgresCatalogSchema.sourceByURL, [.text(url)], source).first }
+    }
+
+    public func sources(urls: [String]) throws -> [String: SourceRecord] {
+        guard !urls.isEmpty else { return [:] }
+        // One round trip: the URLs as one text[] parameter (an array literal, each element quoted).
+        let literal = "{" + urls.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
+        let records = try call { try connection.query(PostgresCatalogSchema.sourcesByURLs, [.text(literal)], source) }
+        return Dictionary(records.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     public func upsertSource(_ record: SourceRecord) throws {

@@ -74,6 +74,17 @@ enum PostgresCatalogSchema {
         )
         """,
         "CREATE INDEX IF NOT EXISTS thumbnails_original ON thumbnails (original_sha256)",
+        // A library path promised to one writer's content before its bytes are stored; holder
+        // is the writing connection's id, released after its batch (`Catalog.reservePath`).
+        """
+        CREATE TABLE IF NOT EXISTS path_reservations (
+            folded_path TEXT COLLATE "C" PRIMARY KEY,
+            path TEXT COLLATE "C" NOT NULL,
+            sha256 TEXT COLLATE "C" NOT NULL,
+            holder TEXT NOT NULL,
+            reserved_at TIMESTAMPTZ NOT NULL DEFAULT now()
+        )
+        """,
     ]
 
     static let insertMeta = "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING"
@@ -97,7 +108,15 @@ enum PostgresCatalogSchema {
     static let allOriginals = "SELECT \(CatalogSchema.originalColumns) FROM originals ORDER BY path COLLATE \"C\""
     static let countOriginals = "SELECT count(*) FROM originals"
 
+    // Path reservations.
+    static let reservePath =
+        "INSERT INTO path_reservations (folded_path, path, sha256, holder) SELECT $1, $2, $3, $4 "
+        + "WHERE NOT EXISTS (SELECT 1 FROM originals WHERE folded_path = $1) ON CONFLICT (folded_path) DO NOTHING RETURNING 1"
+    static let reservationHolder = "SELECT sha256 FROM path_reservations WHERE folded_path = $1"
+    static let releaseReservations = "DELETE FROM path_reservations WHERE holder = $1"
+
     // Sources.
+    static let sourcesByURLs = "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE url = ANY($1::text[])"
     static let sourceByURL = "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE url = $1"
     static let upsertSource =
         "INSERT INTO sources (\(CatalogSchema.sourceColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "

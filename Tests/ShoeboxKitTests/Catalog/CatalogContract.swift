@@ -325,6 +325,41 @@ struct CatalogContract {
         XCTAssertEqual(try catalog.allThumbnails(), [remade, other].sorted { $0.path < $1.path }, file: file, line: line)
         catalog.close()
     }
+
+    /// Path reservations: once per path ignoring case, never over an original, shared by the
+    /// same content, refused to other content across connections, free once released.
+    func checkPathReservations(file: StaticString = #filePath, line: UInt = #line) throws {
+        let first = try open(), second = try open()
+        try first.insertOriginal(Self.original(1, path: "originals/2024/05/01/Été.jpg"))
+        XCTAssertFalse(try first.reservePath("originals/2024/05/01/été.JPG", for: Self.uniqueHash(2)), "an original holds it", file: file, line: line)
+        XCTAssertTrue(try first.reservePath("originals/2024/05/01/b.jpg", for: Self.uniqueHash(2)), file: file, line: line)
+        XCTAssertTrue(try first.reservePath("originals/2024/05/01/B.JPG", for: Self.uniqueHash(2)), "same content again", file: file, line: line)
+        XCTAssertFalse(try first.reservePath("originals/2024/05/01/b.JPG", for: Self.uniqueHash(3)), "other content", file: file, line: line)
+        if !(first is SQLiteCatalog) {
+            // A shared catalog: another writer's connection sees the reservation too.
+            XCTAssertFalse(try second.reservePath("originals/2024/05/01/b.jpg", for: Self.uniqueHash(3)), "another writer", file: file, line: line)
+        }
+        try first.releaseReservations()
+        XCTAssertTrue(try second.reservePath("originals/2024/05/01/b.jpg", for: Self.uniqueHash(3)), "free once released", file: file, line: line)
+        try second.releaseReservations()
+        first.close()
+        second.close()
+    }
+
+    /// Batched lookups: only the URLs known, any number of them, URLs with quotes and backslashes.
+    func checkBatchedSourceLookups(file: StaticString = #filePath, line: UInt = #line) throws {
+        let catalog = try open()
+        try catalog.insertOriginal(Self.original(1))
+        let odd = #"http://127.0.0.1:9/a"b\c,d{e}.jpg"#
+        let known = (0..<600).map { "http://127.0.0.1:9/\($0).jpg" } + [odd]
+        try catalog.transaction { for url in known { try catalog.upsertSource(Self.source(url, sha: Self.uniqueHash(1))) } }
+        let found = try catalog.sources(urls: known + ["http://127.0.0.1:9/unknown.jpg"])
+        XCTAssertEqual(found.count, known.count, file: file, line: line)
+        XCTAssertEqual(found[odd]?.url, odd, file: file, line: line)
+        XCTAssertNil(found["http://127.0.0.1:9/unknown.jpg"], file: file, line: line)
+        XCTAssertEqual(try catalog.sources(urls: []), [:], file: file, line: line)
+        catalog.close()
+    }
 }
 
 /// Answers gathered from threads.

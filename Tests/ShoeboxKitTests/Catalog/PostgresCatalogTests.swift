@@ -58,6 +58,8 @@ final class PostgresCatalogTests: XCTestCase {
     func testPagedCursor() throws { try contract.checkPagedCursor() }
     func testSourcesBySHA() throws { try contract.checkSourcesBySHA() }
     func testThumbnails() throws { try contract.checkThumbnails() }
+    func testPathReservations() throws { try contract.checkPathReservations() }
+    func testBatchedSourceLookups() throws { try contract.checkBatchedSourceLookups() }
 
     /// Paging keeps byte order on a database whose default collation (ICU en-US) would sort
     /// "a" before "B".
@@ -78,7 +80,7 @@ final class PostgresCatalogTests: XCTestCase {
         let tables = try server.psql(
             "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'",
             database: database)
-        XCTAssertEqual(tables, "meta,originals,sources,thumbnails")
+        XCTAssertEqual(tables, "meta,originals,path_reservations,sources,thumbnails")
         let indexes = try server.psql("SELECT indexdef FROM pg_indexes WHERE indexname = 'originals_folded_path'",
                                       database: database)
         XCTAssertTrue(indexes.contains("CREATE UNIQUE INDEX"), indexes)

@@ -33,4 +33,6 @@ final class SQLiteCatalogContractTests: XCTestCase {
     func testPagedCursor() throws { try contract.checkPagedCursor() }
     func testSourcesBySHA() throws { try contract.checkSourcesBySHA() }
     func testThumbnails() throws { try contract.checkThumbnails() }
+    func testPathReservations() throws { try contract.checkPathReservations() }
+    func testBatchedSourceLookups() throws { try contract.checkBatchedSourceLookups() }
 }
