@@ -27,7 +27,7 @@ public enum ExitStatus {
             return libraryLocked
         case LibraryError.waitInterrupted, VerifyError.interrupted:
             return interrupted
-        case LibraryError.unsupportedStore, VerifyError.catalogHealthy, GalleryError.insideLibraryFolder:
+        case LibraryError.unsupportedStore, LibraryError.storeMismatch, VerifyError.catalogHealthy, GalleryError.insideLibraryFolder:
             return usage
         case S3Error.invalidLocation, S3Error.missingCredentials, S3Error.invalidConfiguration:
             return usage

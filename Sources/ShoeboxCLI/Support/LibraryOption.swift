@@ -12,7 +12,8 @@ enum LibraryOption {
     /// else SHOEBOX_STORE, else the folder itself).
     static func configuration(_ arguments: ParsedArguments, console: Console) throws -> LibraryConfiguration {
         let layout = try layout(arguments, console: console)
-        var store = StoreLocation.libraryFolder
+        // Without --store (or SHOEBOX_STORE), the store the library remembers (LIBRARY/store).
+        var store = (try? StoreBinding.recorded(in: layout)) ?? nil ?? StoreLocation.libraryFolder
         if let url = arguments.value("store") ?? console.environment["SHOEBOX_STORE"], !url.isEmpty {
             guard url.hasPrefix("s3://") else {
                 throw UsageError.invalidValue(option: "store", value: url, expected: "s3://BUCKET[/PREFIX]")

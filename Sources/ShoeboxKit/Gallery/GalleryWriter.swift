@@ -21,7 +21,8 @@ public struct GalleryWriter {
     /// The gallery of `library`, from `catalog`.
     public init(library: Library, catalog: Catalog) throws {
         self.init(libraryRoot: library.layout.root, catalog: catalog)
-        linksOriginals = try library.store() is LocalOriginalStore
+        // Decided from the configuration: the page never reads an original, so it needs no credentials.
+        linksOriginals = library.configuration.store == .libraryFolder
     }
 
     public init(libraryRoot: String, catalog: Catalog) {

@@ -42,8 +42,10 @@ public final class Library: @unchecked Sendable {
         } else {
             try layout.requireExisting()
         }
+        try StoreBinding.check(configuration)
         // The store first: it makes the library folder that holds the lock.
         let store = try makeStore(configuration, reading: !creating)
+        if creating { try StoreBinding.record(configuration) }
         let lock = try LibraryLock(layout: layout, mode: .exclusive, wait: waiting.wait,
                                    isCancelled: waiting.isCancelled, onWait: waiting.onWait)
         return Library(configuration: configuration, writer: lock, store: store)
@@ -53,6 +55,7 @@ public final class Library: @unchecked Sendable {
     /// Nothing is created; the store is opened when first asked for.
     public static func openForReading(_ configuration: LibraryConfiguration) throws -> Library {
         try configuration.layout.requireExisting()
+        try StoreBinding.check(configuration)
         return Library(configuration: configuration, writer: nil, store: nil)
     }
 

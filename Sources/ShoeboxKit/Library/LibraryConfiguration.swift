@@ -1,6 +1,6 @@
 /// What the user said about where a library is and what backs it: the input of the
 /// composition root (`Library`).
-public struct LibraryConfiguration: Sendable {
+public struct LibraryConfiguration: Sendable, CustomStringConvertible, CustomReflectable {
     /// The library folder: catalog, journal, lock, thumbnails, gallery (and the originals
     /// with the default store).
     public var layout: LibraryLayout
@@ -8,6 +8,10 @@ public struct LibraryConfiguration: Sendable {
     public var store: StoreLocation
     /// The environment credentials and endpoints come from (AWS_* for S3).
     public var environment: [String: String]
+
+    /// Never the environment: it holds the secret key.
+    public var description: String { "library \(layout.root), store \(store)" }
+    public var customMirror: Mirror { Mirror(self, children: ["layout": layout.root, "store": store]) }
 
     public init(layout: LibraryLayout, store: StoreLocation = .libraryFolder, environment: [String: String] = [:]) {
         self.layout = layout

@@ -17,6 +17,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case missingLibrary
     /// --store names a kind of store shoebox does not know.
     case unsupportedStore(url: String)
+    /// The library keeps its originals in another store than the one given.
+    case storeMismatch(library: String, recorded: String, given: String)
     /// A command that reads a library was pointed at a folder that does not exist.
     case doesNotExist(path: String)
     /// The folder exists but holds no catalog.
@@ -54,6 +56,9 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
         case .permissionDenied(let path, let kind, let owner, let mode, let user):
             return "permission denied: \(kind) \(path) is owned by \(owner) (mode \(mode)) and cannot be read by \(user); "
                 + "run as \(owner), or have its permissions changed (nothing in it was touched)"
+        case .storeMismatch(let library, let recorded, let given):
+            return "library \(library) keeps its originals in \(recorded), not \(given): pass --store \(recorded) "
+                + "(or no --store and no SHOEBOX_STORE: the library remembers its store), or use another --library"
         case .unsupportedStore(let url):
             return "unsupported store '\(url)': --store takes s3://BUCKET[/PREFIX] (or nothing, for LIBRARY/originals/)"
         case .missingLibrary:

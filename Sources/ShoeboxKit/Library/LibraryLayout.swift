@@ -21,6 +21,8 @@ public struct LibraryLayout: Sendable {
     public var catalog: String { root + "/catalog.sqlite" }
     public var journal: String { root + "/journal.jsonl" }
     public var lockFile: String { root + "/.lock" }
+    /// The store the originals are in, when not originals/ (`StoreBinding`).
+    public var storeFile: String { root + "/store" }
 
     /// Whether `path` is a plain relative path under originals/: no empty, `.` or `..`
     /// part, so it cannot lead out of the folder (a catalog edited by hand could say anything).

@@ -81,7 +81,7 @@ public struct LibraryReindexer: Sendable {
         report.nonUTF8Names = found.filter { !$0.hasUTF8Name }.map(\.path)
         report.notRegularFiles = found.filter { $0.hasUTF8Name && !$0.isRegular }.map(\.path)
         let files = found.filter { $0.hasUTF8Name && $0.isRegular }
-        let hashes = hash(files, remote: remote, report: &report)
+        let hashes = try hash(files, remote: remote, report: &report)
         try stopIfCancelled()  // the hashes are not all there
         let (originals, unjournaled) = try chooseOriginals(files, hashes: hashes, state: state, remote: remote, report: &report)
         try stopIfCancelled()
@@ -156,17 +156,30 @@ public struct LibraryReindexer: Sendable {
 
     /// The SHA-256 of each file: hashed, or for an object store the hash its object carries
     /// (streamed and hashed when it carries none).
-    private func hash(_ files: [LibraryFile], remote: OriginalStore?, report: inout ReindexReport) -> [[UInt8]: String] {
+    private func hash(_ files: [LibraryFile], remote: OriginalStore?, report: inout ReindexReport) throws -> [[UInt8]: String] {
         let results = LockedBox((hashes: [[UInt8]: String](), bytes: Int64(0), unreadable: [String]()))
+        // A store that fails (a 503 after retries, refused credentials): the rebuild stops and
+        // the previous catalog stays, instead of a catalog without the objects that failed.
+        let storeFailure = LockedBox<Error?>(nil)
         let layout = layout
         let cancellation = cancellation
         nonisolated(unsafe) let remote = remote
         ParallelLoop.run(count: files.count, jobs: jobs) { index in
             guard !cancellation.isSet else { return }
             let file = files[index]
-            let result = remote.map { store in
-                try? Self.remoteHash(file, in: store)
-            } ?? (try? SHA256Hasher.hashFile(atPath: layout.absolute(file.path)))
+            let result: (sha256: String, bytes: Int64)?
+            if let remote {
+                do {
+                    result = try Self.remoteHash(file, in: remote)
+                } catch S3Error.noSuchKey {
+                    result = nil  // removed since the listing
+                } catch {
+                    storeFailure.update { $0 = $0 ?? error }
+                    return
+                }
+            } else {
+                result = try? SHA256Hasher.hashFile(atPath: layout.absolute(file.path))
+            }
             results.update {
                 if let result {
                     $0.hashes[file.pathKey] = result.sha256
@@ -176,6 +189,7 @@ public struct LibraryReindexer: Sendable {
                 }
             }
         }
+        if let failure = storeFailure.current { throw failure }
         let collected = results.current
         report.bytesHashed = collected.bytes
         report.unreadableFiles = collected.unreadable.sorted()
@@ -184,7 +198,10 @@ public struct LibraryReindexer: Sendable {
 
     /// The hash an object carries, else its streamed SHA-256 (bytes counted only when hashed here).
     private static func remoteHash(_ file: LibraryFile, in store: OriginalStore) throws -> (sha256: String, bytes: Int64) {
-        if let recorded = try store.recordedSHA256(path: file.path), recorded.count == 64 { return (recorded, 0) }
+        if let recorded = try store.recordedSHA256(path: file.path), recorded.count == 64,
+           recorded.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) {
+            return (recorded, 0)
+        }
         let hasher = SHA256Hasher()
         var bytes: Int64 = 0
         try store.stream(path: file.path) { chunk in

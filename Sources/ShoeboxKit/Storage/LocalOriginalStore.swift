@@ -30,6 +30,7 @@ public final class LocalOriginalStore: OriginalStore, @unchecked Sendable {
     public var displayName: String { layout.root }
     /// A rename each: one at a time.
     public var publishConcurrency: Int { 1 }
+    public var existenceIsCheap: Bool { true }
 
     public func makeStagingFile() throws -> StagingFile { try staging.makeStagingFile() }
     public func discard(_ file: StagingFile) { staging.discard(file) }

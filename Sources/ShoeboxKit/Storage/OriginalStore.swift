@@ -54,6 +54,12 @@ public protocol OriginalStore: UploadStaging {
     func list(under folder: String, _ each: (StoredOriginal) throws -> Void) throws
     /// Removes the original at `path` (prune, repair); no error when it is already gone.
     func remove(path: String) throws
+    /// Whether `exists` is a local call (a file's stat) rather than a request: a new
+    /// original's name is then also checked against files the catalog does not know. A
+    /// remote store's prefix belongs to one library (`StoreBinding`), so the catalog's paths
+    /// and reservations are all there is; an object in the way anyway is found by `publish`,
+    /// which never replaces it.
+    var existenceIsCheap: Bool { get }
     /// How many `publish` calls may run at once (a remote store's uploads wait on the network).
     var publishConcurrency: Int { get }
     /// Where `path` is, for people: an absolute file path, or s3://BUCKET/KEY.

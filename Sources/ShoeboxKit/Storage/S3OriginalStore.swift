@@ -41,6 +41,8 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
     public var displayName: String { bucket.description }
     /// Uploads at once when a batch is published.
     public var publishConcurrency: Int { 8 }
+    /// A HEAD each: names are checked against the catalog only (see `OriginalStore`).
+    public var existenceIsCheap: Bool { false }
 
     public func makeStagingFile() throws -> StagingFile { try staging.makeStagingFile() }
     public func discard(_ file: StagingFile) { staging.discard(file) }
@@ -72,21 +74,27 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
         }
         let file = staging.stagedPath(sha256)
         let contentType = ImageFormat.mimeType(forPath: path)
-        try upload(file: file, key: key, contentType: contentType, metadata: ["sha256": sha256])
+        try upload(file: file, key: key, contentType: contentType, sha256: sha256)
         staging.discardStaged(sha256: sha256)
         return .created
     }
 
     /// Uploads the file at `file` as `key`: one PUT when small, else a multipart upload that
     /// reads one part at a time and is aborted when any step fails.
-    private func upload(file: String, key: String, contentType: String, metadata: [String: String]) throws {
+    /// The bytes read are hashed on the way: what goes up must be the content `sha256` names
+    /// (a staged file torn by a power loss is never uploaded as that content).
+    private func upload(file: String, key: String, contentType: String, sha256: String) throws {
+        let metadata = ["sha256": sha256]
         let handle = try FileReader(path: file)
         defer { handle.close() }
         let size = handle.size
+        let hasher = SHA256Hasher()
         guard size > singleUploadLimit else {
             let data = try handle.read(count: Int(size))
             // A file that ends before its size must not go up short under the whole content's hash.
             guard data.count == Int(size) else { throw S3StoreError.shortRead(path: file) }
+            hasher.update(data)
+            guard hasher.finalizeHex() == sha256 else { throw S3StoreError.contentChanged(path: file, sha256: sha256) }
             try client.putObject(bucket: bucket.bucket, key: key, data: data, contentType: contentType, metadata: metadata)
             return
         }
@@ -98,11 +106,18 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
             while sent < size {
                 let data = try handle.read(count: Int(min(partSize, size - sent)))
                 guard !data.isEmpty else { throw S3StoreError.shortRead(path: file) }
+                hasher.update(data)
                 parts.append(try client.uploadPart(bucket: bucket.bucket, key: key, uploadID: uploadID,
                                                    partNumber: parts.count + 1, data: data))
                 sent += Int64(data.count)
             }
-            _ = try client.completeMultipartUpload(bucket: bucket.bucket, key: key, uploadID: uploadID, parts: parts)
+            guard hasher.finalizeHex() == sha256 else { throw S3StoreError.contentChanged(path: file, sha256: sha256) }
+            do {
+                _ = try client.completeMultipartUpload(bucket: bucket.bucket, key: key, uploadID: uploadID, parts: parts)
+            } catch S3Error.noSuchUpload {
+                // A completion retried after its answer was lost: the first one made the object.
+                guard try head(key)?.metadata["sha256"] == sha256 else { throw S3Error.noSuchUpload(uploadID: uploadID) }
+            }
         } catch {
             try? client.abortMultipartUpload(bucket: bucket.bucket, key: key, uploadID: uploadID)
             throw error
@@ -187,6 +202,9 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
             for object in page.objects where object.key.hasPrefix(strip) {
                 try each(StoredOriginal(path: String(object.key.dropFirst(strip.count)), bytes: object.size,
                                         modified: object.lastModified?.timeIntervalSince1970 ?? 0))
+            }
+            if let next = page.nextContinuationToken, next == token {
+                throw S3Error.invalidResponse("listing \(prefix) gave the same continuation token twice")
             }
             token = page.nextContinuationToken
         } while token != nil

@@ -128,8 +128,14 @@ public final class ThumbnailEngine: @unchecked Sendable {
         }
         let originalBytes: Int64, originalTime: Int64
         if let store, !(store is LocalOriginalStore) {
-            guard let found = try? store.info(path: source.path) else {
-                return [.failed(source, .originalMissing(store.location(of: source.path)))]
+            let found: StoredOriginal
+            do {
+                guard let info = try store.info(path: source.path) else {
+                    return [.failed(source, .originalMissing(store.location(of: source.path)))]
+                }
+                found = info
+            } catch {
+                return [.failed(source, .unreadable(path: store.location(of: source.path), reason: "\(error)"))]
             }
             originalBytes = found.bytes
             originalTime = Int64(found.modified) * 1_000_000_000

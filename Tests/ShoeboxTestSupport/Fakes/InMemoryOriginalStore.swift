@@ -46,6 +46,7 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
 
     public var displayName: String { "memory" }
     public var publishConcurrency: Int { 1 }
+    public var existenceIsCheap: Bool { true }
 
     public func makeStagingFile() throws -> StagingFile {
         let path = locked { () -> String in

@@ -141,7 +141,7 @@ final class Archiver {
             try LibraryPathPlanner.uniquePath(folder: dated.folder, stem: stem, fileExtension: format.fileExtension) {
                 // Taken: by a file or object already there, or (ignoring case) by a catalogued
                 // original or a path reserved for other content; else reserved for this one.
-                if try store.exists(path: $0) { return true }
+                if store.existenceIsCheap, try store.exists(path: $0) { return true }
                 return try !catalog.reservePath($0, for: sha256)
             }
         }
