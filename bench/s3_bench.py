@@ -223,18 +223,6 @@ def timed_env(cmd, cwd, env):
         os.environ.update(saved)
 
 
-def find_corpus(work, big, small):
-    """Reuses bench/fetch.sh's corpus when it has enough files (its marker names its sizes);
-    else makes one of this size (no tiny set)."""
-    corpus = os.path.join(work, "corpus")
-    if os.path.isdir(corpus):
-        for name in os.listdir(corpus):
-            m = re.fullmatch(r"\.done-(\d+)-(\d+)-(\d+)", name)
-            if m and int(m.group(1)) >= big and int(m.group(2)) >= small:
-                return corpus
-    return fb.make_corpus(work, big, small, 0)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shoebox", required=True)
@@ -248,7 +236,7 @@ def main():
             raise SystemExit(f"missing {tool}")
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
-    corpus = find_corpus(work, args.big, args.small)
+    corpus = fb.make_corpus(work, args.big, args.small, 0)  # fetch.sh's corpus when it is there (as big or bigger)
     log = ProxyLog()
     swift, endpoint, swift_dir = start_swift(work, log.port)
     nginx = None
