@@ -17,8 +17,13 @@ def run(cmd, **kw):
 def make_corpus(work, big_count, small_count, huge_list):
     corpus = os.path.join(work, "corpus")
     marker = os.path.join(corpus, f".done-{big_count}-{small_count}-{huge_list}")
-    if os.path.exists(marker):
-        return corpus
+    # A corpus made for at least as many files of each set serves (file i is the same bytes
+    # whatever the counts): a run of fewer files, or bench/s3.sh, reuses fetch.sh's.
+    for name in os.listdir(corpus) if os.path.isdir(corpus) else ():
+        done = name.split("-")
+        if done[0] == ".done" and len(done) == 4 and all(int(have) >= want for have, want in
+                                                         zip(done[1:], (big_count, small_count, huge_list))):
+            return corpus
     shutil.rmtree(corpus, ignore_errors=True)
     for d in ("big", "small", "tiny"):
         os.makedirs(os.path.join(corpus, d))
@@ -191,7 +196,7 @@ def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server,
             busy = (machine_ticks()[0] - busy_before) / os.sysconf("SC_CLK_TCK")
             results.setdefault(tool, []).append((elapsed, rss, cpu, process_cpu(server.pid) - server_before, busy))
     print(f"\n== {name}: {count} files, {total_bytes / 1e6:.1f} MB, {rounds} rounds (median wall time)")
-    print(f"{'tool':10} {'files/s':>10} {'MB/s':>10} {'peak RSS':>10} {'CPU s':>8} {'nginx CPU s':>12} {'machine busy s':>15}")
+    print(f"{'tool':10} {'files/s':>10} {'MB/s':>10} {'peak RSS':>10} {'CPU s':>8} {'nginx CPU s':>12} {'machine busy s':>15}  wall s of each round")
     medians = {}
     busy = {}
     for tool, runs in results.items():
@@ -201,7 +206,8 @@ def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server,
         server_cpu = statistics.median(r[3] for r in runs)
         medians[tool] = t
         busy[tool] = statistics.median(r[4] for r in runs)
-        print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB {cpu:8.3f} {server_cpu:12.2f} {busy[tool]:15.2f}")
+        print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB {cpu:8.3f} {server_cpu:12.2f} {busy[tool]:15.2f}  "
+              + " ".join(f"{r[0]:.3f}" for r in runs))
     for other in ("aria2c", "curl", "curl+sync") + (("baseline",) if baseline else ()):
         print(f"shoebox vs {other}: {medians[other] / medians['shoebox']:.2f}x the throughput")
     # Client, server and the kernel's network work (softirq, charged to no process)
@@ -262,7 +268,7 @@ def main():
     ap.add_argument("--big", type=int, default=200)
     ap.add_argument("--short-big", type=int, default=40)
     ap.add_argument("--small", type=int, default=1000)
-    ap.add_argument("--huge-list", type=int, default=100000)
+    ap.add_argument("--huge-list", type=int, default=100000, help="0: no long-list run nor reference figures")
     ap.add_argument("--baseline", help="another shoebox binary to time in the same rounds (before/after a change)")
     args = ap.parse_args()
     work = os.path.abspath(args.work)
@@ -272,15 +278,21 @@ def main():
     try:
         def size(folder, n):
             return sum(os.path.getsize(os.path.join(corpus, folder, f"IMG_{i:06d}.jpg")) for i in range(n))
-        small = write_list(work, port, "small", args.small, "small.txt")
-        bench_set("small set", args.shoebox, work, small, args.small, size("small", args.small), args.rounds, nginx, args.baseline)
-        big = write_list(work, port, "big", args.big, "big.txt")
-        bench_set("big set (12 MP)", args.shoebox, work, big, args.big, size("big", args.big), args.rounds, nginx, args.baseline)
+        if args.small > 0:
+            small = write_list(work, port, "small", args.small, "small.txt")
+            bench_set("small set", args.shoebox, work, small, args.small, size("small", args.small), args.rounds, nginx, args.baseline)
+        if args.big == 0:  # only the small set (and the long list, unless --huge-list 0)
+            args.short_big = 0
+        else:
+            big = write_list(work, port, "big", args.big, "big.txt")
+            bench_set("big set (12 MP)", args.shoebox, work, big, args.big, size("big", args.big), args.rounds, nginx, args.baseline)
         if 0 < args.short_big < args.big:
             short = write_list(work, port, "big", args.short_big, "short-big.txt")
             bench_set(f"big set, first {args.short_big} photos only (start and finish weigh more)", args.shoebox, work, short,
                       args.short_big, size("big", args.short_big), args.rounds, nginx)
         big_paths = [os.path.join(corpus, "big", f"IMG_{i:06d}.jpg") for i in range(args.big)]
+        if not big_paths or args.huge_list == 0:  # a partial run (see --help): no reference figures
+            return
         hashing = statistics.median(sha256_seconds(big_paths) for _ in range(3))
         print(f"SHA-256 of the big set alone, one core: {hashing:.3f} CPU s ({size('big', args.big) / 1e6 / hashing:.0f} MB/s)")
         ceilings = [durable_write_ceiling(work, size("big", args.big)) for _ in range(3)]
@@ -290,8 +302,8 @@ def main():
         shutil.rmtree(lib, ignore_errors=True)
         elapsed, rss, _ = timed([args.shoebox, "fetch", huge, "--library", lib, "--jobs", "16", "--per-host", "16"])
         print(f"\n== {args.huge_list}-URL list: shoebox fetch {elapsed:.1f} s, {args.huge_list / elapsed:.0f} files/s, peak RSS {rss:.1f} MB")
-        shutil.rmtree(os.path.join(work, "out"), ignore_errors=True)
     finally:
+        shutil.rmtree(os.path.join(work, "out"), ignore_errors=True)
         nginx.terminate()
         nginx.wait()
 

@@ -11,18 +11,23 @@
 # size alone: the smaller one is derived from its decode; 256 alone is shown for
 # reference); >= 1.5x ImageMagick's images/s; peak RSS < 100 MB.
 #
-# Usage: bench/thumbs.sh [-n IMAGES] [-r ROUNDS] [-q QUALITY]
+# Usage: bench/thumbs.sh [-n IMAGES] [-r ROUNDS] [-q QUALITY] [-b BASELINE]
 #   SHOEBOX=path/to/shoebox (default: built by .ci/build-release)
+#   -b BASELINE: another shoebox binary (say an earlier commit's .ci/build-release
+#   output), timed in the same rounds as "baseline-1" (one size) and "baseline-2" (two
+#   sizes) rows on its own library of the same images (fetched by that binary, so
+#   neither reads a catalog the other wrote): before/after a change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-images=32 rounds=5 quality=80 size=256
-while getopts "n:r:q:" flag; do
+images=32 rounds=5 quality=80 size=256 baseline=""
+while getopts "n:r:q:b:" flag; do
   case $flag in
-    n) images=$OPTARG ;; r) rounds=$OPTARG ;; q) quality=$OPTARG ;;
-    *) echo "usage: $0 [-n IMAGES] [-r ROUNDS] [-q QUALITY]" >&2; exit 2 ;;
+    n) images=$OPTARG ;; r) rounds=$OPTARG ;; q) quality=$OPTARG ;; b) baseline=$(realpath "$OPTARG") ;;
+    *) echo "usage: $0 [-n IMAGES] [-r ROUNDS] [-q QUALITY] [-b BASELINE]" >&2; exit 2 ;;
   esac
 done
+[ -z "$baseline" ] || [ -x "$baseline" ] || { echo "baseline $baseline is not an executable" >&2; exit 2; }
 cores=$(nproc)
 export PATH="/opt/swift/usr/bin:$PATH"
 if [ -n "${SHOEBOX:-}" ]; then
@@ -80,6 +85,10 @@ for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break
 sed "s|^|http://127.0.0.1:$port/|" "$work/names.txt" > "$work/urls.txt"
 library="$work/library"
 "$shoebox" fetch --library "$library" "$work/urls.txt" >/dev/null 2>"$work/fetch.log" || { cat "$work/fetch.log" >&2; exit 1; }
+baseline_library="$work/library-baseline"
+if [ -n "$baseline" ]; then
+  "$baseline" fetch --library "$baseline_library" "$work/urls.txt" >/dev/null 2>"$work/fetch.log" || { cat "$work/fetch.log" >&2; exit 1; }
+fi
 kill "$server_pid"; server_pid=""
 find "$library/originals" -type f -name '*.jpg' | sort > "$work/files.txt"
 count=$(wc -l < "$work/files.txt")
@@ -111,10 +120,10 @@ now() { date +%s.%N; }
 summarize() {  # $1 start, $2 end, $3 file of "%M %U %S" lines
   awk -v a="$1" -v b="$2" '{ if ($1 > m) m = $1; c += $2 + $3 } END { printf "%.3f %d %.3f", b - a, m, c }' "$3"
 }
-run_shoebox() {  # $1 = sizes
+run_shoebox() {  # $1 = sizes, $2 = binary (default: the shoebox under test), $3 = its library
   local start end
   start=$(now)
-  /usr/bin/time -f "%M %U %S" -o "$work/rss" "$shoebox" thumbs --library "$library" --size "$1" --force \
+  /usr/bin/time -f "%M %U %S" -o "$work/rss" "${2:-$shoebox}" thumbs --library "${3:-$library}" --size "$1" --force \
     --quality "$quality" -j "$cores" >/dev/null 2>"$work/shoebox.err" || { cat "$work/shoebox.err" >&2; exit 1; }
   end=$(now)
   summarize "$start" "$end" "$work/rss"
@@ -154,6 +163,7 @@ run_pillow() {  # $1 = size
 }
 
 tools=(shoebox-1 shoebox-1024 shoebox-2 vipsthumbnail vips-1024 imagemagick pillow)
+[ -n "$baseline" ] && tools+=(baseline-1 baseline-2)
 declare -A times cpus rss
 for t in "${tools[@]}"; do times[$t]=""; cpus[$t]=""; rss[$t]=0; done
 record() {  # $1 tool, $2 "wall rss cpu"
@@ -166,10 +176,12 @@ record() {  # $1 tool, $2 "wall rss cpu"
 }
 echo "warming up (one pass each, not counted)..." >&2
 run_shoebox "$size" >/dev/null; run_vipsthumbnail "$size" >/dev/null
+[ -n "$baseline" ] && run_shoebox "$size" "$baseline" "$baseline_library" >/dev/null
 for round in $(seq 1 "$rounds"); do
   echo "round $round/$rounds..." >&2
   # Alternate the order between rounds.
-  if (( round % 2 )); then order=("${tools[@]}"); else order=(pillow imagemagick vips-1024 vipsthumbnail shoebox-2 shoebox-1024 shoebox-1); fi
+  order=("${tools[@]}")
+  if ! (( round % 2 )); then order=(); for (( k = ${#tools[@]} - 1; k >= 0; k-- )); do order+=("${tools[$k]}"); done; fi
   for t in "${order[@]}"; do
     case $t in
       shoebox-1) record "$t" "$(run_shoebox "$size")" ;;
@@ -179,6 +191,8 @@ for round in $(seq 1 "$rounds"); do
       vips-1024) record "$t" "$(run_vipsthumbnail 1024)" ;;
       imagemagick) record "$t" "$(run_imagemagick "$size")" ;;
       pillow) record "$t" "$(run_pillow "$size")" ;;
+      baseline-1) record "$t" "$(run_shoebox "$size" "$baseline" "$baseline_library")" ;;
+      baseline-2) record "$t" "$(run_shoebox "$size,1024" "$baseline" "$baseline_library")" ;;
     esac
   done
 done
@@ -224,4 +238,8 @@ echo "shoebox two sizes / $size alone time:      ${two_vs_one}x (reference; vips
 echo "shoebox one size vs ImageMagick best:    ${vs_im}x images/s (target >= 1.5): $(verdict "$vs_im >= 1.5");  per CPU-second: $(cratio imagemagick shoebox-1)x"
 echo "shoebox one size vs Pillow draft:        ${vs_pil}x images/s;  per CPU-second: $(cratio pillow shoebox-1)x"
 echo "shoebox 1024 vs vipsthumbnail 1024:      $(ratio "${med[vips-1024]}" "${med[shoebox-1024]}")x images/s;  per CPU-second: $(cratio vips-1024 shoebox-1024)x"
+if [ -n "$baseline" ]; then
+  echo "shoebox vs baseline ($baseline), one size:  $(ratio "${med[baseline-1]}" "${med[shoebox-1]}")x images/s;  per CPU-second: $(cratio baseline-1 shoebox-1)x"
+  echo "shoebox vs baseline, two sizes:           $(ratio "${med[baseline-2]}" "${med[shoebox-2]}")x images/s;  per CPU-second: $(cratio baseline-2 shoebox-2)x"
+fi
 echo "shoebox peak RSS: $(( rss[shoebox-1] / 1024 )) MB one size, $(( rss[shoebox-2] / 1024 )) MB two sizes (target < 100): $(verdict "${rss[shoebox-2]} < 102400 && ${rss[shoebox-1]} < 102400")"

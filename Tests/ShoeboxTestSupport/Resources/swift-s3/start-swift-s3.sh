@@ -19,7 +19,10 @@
 # path-style addressing. The account is made on first use (account_autocreate).
 # Example:  curl --aws-sigv4 aws:amz:us-east-1:s3 -H "x-amz-content-sha256: $EMPTY_SHA256" \
 #             "http://test%3Atester:testing@127.0.0.1:PORT/"
-# Logs: DIR/log/{proxy,object,container,account}.log. Needs root or the user owning DIR
+# Logs: DIR/log/{proxy,object,container,account}.log (start-up errors only: Swift sends its
+# request log to syslog, which this machine may not have). With SWIFT_S3_LOG_UDP_PORT=PORT
+# set, the proxy sends its syslog lines, one access line per request, to UDP
+# 127.0.0.1:PORT instead (bench/s3.sh counts S3 requests from them). Needs root or the user owning DIR
 # (the configs name the current user). About 255 MB and 4-5 s to start.
 # Nothing here contacts an address other than 127.0.0.1.
 set -euo pipefail
@@ -116,7 +119,11 @@ use = egg:swift#account
 CONF
 } >"$dir/etc/account-server.conf"
 
-{ common "$proxy_port"; cat <<CONF
+{ common "$proxy_port"
+  if [ -n "${SWIFT_S3_LOG_UDP_PORT:-}" ]; then
+    printf 'log_udp_host = 127.0.0.1\nlog_udp_port = %s\n' "$SWIFT_S3_LOG_UDP_PORT"
+  fi
+  cat <<CONF
 
 [pipeline:main]
 pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_formats s3api tempauth copy slo dlo proxy-logging proxy-server
