@@ -63,6 +63,7 @@ final class FetchTests: XCTestCase {
         let output = try runner.fetch([url])
         XCTAssertEqual(output.outcome(url), "stored")
         XCTAssertTrue(output.stderr.contains("warning \(url): recorded, but not yet at originals/2020/01/02/blocked.jpg"), output.stderr)
+        XCTAssertEqual(output.status, 1, "an original not in place is not all good")
         try FileManager.default.removeItem(at: blocker)
         XCTAssertEqual(try runner.fetch([url]).outcome(url), "skipped")
         XCTAssertTrue(FileManager.default.fileExists(atPath: blocker.appendingPathComponent("blocked.jpg").path), "moved into place")

@@ -201,10 +201,16 @@ final class ObjectStoreTests: XCTestCase {
         XCTAssertEqual(originals.count, 2)
         let verify = try shoebox(["verify", "--library", library], environment: environment)
         XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
-        // Without the variable the same library looks for local originals, and finds none.
-        let local = try shoebox(["verify", "--library", library])
-        XCTAssertEqual(local.status, 1, local.stdout + local.stderr)
-        XCTAssertTrue(local.stdout.contains("missing " + originals[0].path), local.stdout)
+        // The library remembers its store: without the variable it is found again...
+        XCTAssertEqual(try String(contentsOfFile: library + "/store", encoding: .utf8), "s3://\(bucket)/from-env\n")
+        let remembered = try shoebox(["verify", "--library", library])
+        XCTAssertEqual(remembered.status, 0, remembered.stdout + remembered.stderr)
+        XCTAssertTrue(remembered.stderr.contains("2 originals checked"), remembered.stderr)
+        // ...and another store is refused, as a usage error naming the one it keeps.
+        let other = try shoebox(["reindex", "--library", library, "--force", "--store", "s3://\(bucket)/elsewhere"])
+        XCTAssertEqual(other.status, 2, other.stdout + other.stderr)
+        XCTAssertTrue(other.stderr.contains("keeps its originals in s3://\(bucket)/from-env"), other.stderr)
+        XCTAssertEqual(try assertBucketMatchesCatalog(bucket, prefix: "from-env").count, 2, "the refused reindex changed nothing")
     }
 
     // MARK: verify

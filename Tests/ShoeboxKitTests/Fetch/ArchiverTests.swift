@@ -113,4 +113,17 @@ final class ArchiverTests: XCTestCase {
         XCTAssertNotEqual(results.first?.path, "originals/2022/03/04/a.jpg")
         XCTAssertEqual(store.contents(of: "originals/2022/03/04/a.jpg"), Data("other bytes".utf8), "never replaced")
     }
+
+    func testAStoreThatWentAwayStopsTheRunAfterTheBatchIsRecorded() throws {
+        store.unavailable = true
+        try archiver.accept(received(jpeg(seed: "p"), url: "http://127.0.0.1:9/p.jpg"))
+        try archiver.accept(received(jpeg(seed: "q"), url: "http://127.0.0.1:9/q.jpg"))
+        XCTAssertThrowsError(try archiver.flush()) { error in
+            XCTAssertEqual((error as? StoreUnavailable)?.storeIsUnavailable, true, "\(error)")
+        }
+        XCTAssertEqual(results.map(\.outcome), [.stored, .stored], "recorded, reported, then the run stops")
+        XCTAssertTrue(results.allSatisfy { $0.notInPlace != nil })
+        XCTAssertEqual(try catalog.countOriginals(), 2)
+        XCTAssertEqual(try store.pendingStaged().count, 2, "kept staged for the next run")
+    }
 }

@@ -34,4 +34,52 @@ final class LibraryRecoveryTests: XCTestCase {
                        "an empty file never passes for an original")
         XCTAssertEqual(try store.pendingStaged(), [])
     }
+
+    /// Other bytes where a recorded original goes (another file, another tool's object): its
+    /// staged content may be the only copy of the original, so it is kept, never dropped.
+    func testStagedContentIsKeptWhenOtherBytesAreAtItsPath() throws {
+        let root = try makeTemporaryDirectory(self).path
+        let layout = LibraryLayout(root: root + "/library")
+        let store = try LocalOriginalStore(layout: layout)
+        let catalog = try SQLiteCatalog(path: layout.catalog)
+        let photo = Data("the archived photo".utf8)
+        let hasher = SHA256Hasher()
+        hasher.update(photo)
+        let sha256 = hasher.finalizeHex()
+        let path = "originals/2024/05/01/taken.jpg"
+        try catalog.insertOriginal(OriginalRecord(
+            sha256: sha256, path: path, bytes: Int64(photo.count), contentType: "image/jpeg",
+            width: nil, height: nil, takenAt: nil, datedBy: nil, make: nil, model: nil,
+            gpsLatitude: nil, gpsLongitude: nil, gpsAltitude: nil, orientation: nil, addedAt: "2026-11-30T01:00:00Z"))
+        try photo.write(to: URL(fileURLWithPath: layout.staging + "/\(sha256).staged"))
+        try FileManager.default.createDirectory(atPath: layout.root + "/originals/2024/05/01", withIntermediateDirectories: true)
+        try Data("somebody else's bytes".utf8).write(to: URL(fileURLWithPath: layout.absolute(path)))
+
+        let report = try LibraryRecovery.run(store: store, catalog: catalog)
+        XCTAssertEqual(report.blocked, [path])
+        XCTAssertEqual(report.dropped, 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: layout.staging + "/\(sha256).staged"), photo, "the only copy is kept")
+
+        // The same bytes in place: the staged copy is the spare one, and goes.
+        try FileManager.default.removeItem(atPath: layout.absolute(path))
+        try photo.write(to: URL(fileURLWithPath: layout.absolute(path)))
+        let again = try LibraryRecovery.run(store: store, catalog: catalog)
+        XCTAssertEqual(again.blocked, [])
+        XCTAssertEqual(again.dropped, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: layout.staging + "/\(sha256).staged"))
+    }
+
+    /// A staging file dropped twice (two error paths) closes its descriptor once: the second
+    /// close must not hit a descriptor number another file got meanwhile.
+    func testAStagingFileDroppedTwiceClosesItsDescriptorOnce() throws {
+        let root = try makeTemporaryDirectory(self).path
+        let staging = try LocalStagingArea(folder: root + "/tmp", library: root)
+        let first = try staging.makeStagingFile()
+        staging.discard(first)
+        let second = try staging.makeStagingFile()
+        XCTAssertEqual(second.descriptor, first.descriptor, "the number is reused (the lowest free one)")
+        staging.discard(first)
+        XCTAssertNotEqual(fcntl(second.descriptor, F_GETFD), -1, "the other file's descriptor is still open")
+        staging.discard(second)
+    }
 }

@@ -6,9 +6,14 @@ import ShoeboxKit
 /// a file), in a temporary folder of this store's own; staged content is read into memory
 /// at `stage`. `failPublish` makes `publish` of a path fail, as a lost bucket would.
 public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
-    public struct Failure: Error, CustomStringConvertible {
+    public struct Failure: StoreUnavailable, CustomStringConvertible {
         public var description: String
-        public init(description: String) { self.description = description }
+        /// Set for a failure no later request would get past (the store went away).
+        public var storeIsUnavailable = false
+        public init(description: String, storeIsUnavailable: Bool = false) {
+            self.description = description
+            self.storeIsUnavailable = storeIsUnavailable
+        }
     }
 
     public let folder: String
@@ -18,6 +23,8 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
     private var counter = 0
     /// Paths whose publish fails.
     public var failPublish: Set<String> = []
+    /// Every publish fails as a store that went away.
+    public var unavailable = false
     /// Every publish asked for, in order: (sha256, path).
     public private(set) var publishes: [(sha256: String, path: String)] = []
     /// Staging files handed out and not yet staged or discarded.
@@ -77,6 +84,7 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
     public func publish(sha256: String, to path: String) throws -> PublishOutcome {
         try locked {
             publishes.append((sha256, path))
+            if unavailable { throw Failure(description: "the store went away", storeIsUnavailable: true) }
             if failPublish.contains(path) { throw Failure(description: "publish of \(path) refused") }
             guard let data = staged[sha256] else { throw Failure(description: "nothing staged as \(sha256)") }
             if let existing = originals[path] {
