@@ -105,6 +105,9 @@ final class ThumbnailMemoryBudgetTests: XCTestCase {
         let waiting = DispatchSemaphore(value: 0)
         budget.onWait = { waiting.signal() }
         let order = LockedBox<[String]>([])
+        // The order the budget grants them (its threads may append their names either way round).
+        let granted = LockedBox<[Int64]>([])
+        budget.onGrant = { bytes in granted.update { $0.append(bytes) } }
         let bigDone = DispatchSemaphore(value: 0), smallDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             do { try budget.reserve(60) } catch { XCTFail("\(error)") }
@@ -122,7 +125,8 @@ final class ThumbnailMemoryBudgetTests: XCTestCase {
         budget.release(70)
         bigDone.wait()
         smallDone.wait()
-        XCTAssertEqual(order.current, ["big", "small"])
+        XCTAssertEqual(granted.current, [60, 20], "the big one, waiting first, is served first")
+        XCTAssertEqual(Set(order.current), ["big", "small"])
         XCTAssertEqual(budget.peakReserved, 80)
         budget.release(60)
         budget.release(20)

@@ -18,6 +18,8 @@ public final class ThumbnailMemoryBudget: @unchecked Sendable {
     private var cancelled = false
     /// Called (on the waiting thread, lock not held) when a reservation has to wait: for tests.
     var onWait: (@Sendable () -> Void)?
+    /// Called with each reservation as it is granted, lock held (so in the order granted): for tests.
+    var onGrant: (@Sendable (Int64) -> Void)?
 
     public init(total: Int64) {
         self.total = max(total, 1)
@@ -48,6 +50,7 @@ public final class ThumbnailMemoryBudget: @unchecked Sendable {
         reserved += bytes
         peak = max(peak, reserved)
         serving += 1
+        onGrant?(bytes)
         condition.broadcast()
         condition.unlock()
     }
