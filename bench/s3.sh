@@ -7,7 +7,8 @@
 # peak RSS (GNU time), CPU s, Swift's CPU s, and S3 requests per original (counted from
 # Swift's proxy access log, sent to the driver over UDP) with ratios.
 #
-#   bash bench/s3.sh [ROUNDS] [BIG]   (default 3 rounds per tool and set, BIG=200 photos)
+#   bash bench/s3.sh [ROUNDS] [BIG] [SMALL]   (default 3 rounds per tool and set, BIG=200 photos,
+#                                             SMALL=1000 files; 0 leaves that set out)
 #
 # Sets: the corpus of bench/fetch.sh (bench/fetch_bench.py, reused when it is in
 # bench/work/corpus): "small" (1,000 small JPEGs) and "big" (the first BIG of its 200
@@ -19,6 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 big=${2:-200}
+small=${3:-1000}
 bash .ci/install-deps
 if ! command -v rclone >/dev/null; then
   echo "installing rclone..." >&2
@@ -33,4 +35,4 @@ if [ -n "${SHOEBOX:-}" ]; then
 else
   shoebox=$(bash .ci/build-release) || exit 1
 fi
-exec python3 bench/s3_bench.py --shoebox "$shoebox" --rounds "$rounds" --big "$big" --work bench/work
+exec python3 bench/s3_bench.py --shoebox "$shoebox" --rounds "$rounds" --big "$big" --small "$small" --work bench/work

@@ -228,8 +228,8 @@ def main():
     ap.add_argument("--shoebox", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--work", default=os.path.join(HERE, "work"))
-    ap.add_argument("--big", type=int, default=200, help="photos of the big set (12 MP, ~5 MB each); fewer to fit in time")
-    ap.add_argument("--small", type=int, default=1000)
+    ap.add_argument("--big", type=int, default=200, help="photos of the big set (12 MP, ~5 MB each); fewer to fit in time; 0: the small set only")
+    ap.add_argument("--small", type=int, default=1000, help="files of the small set; 0 runs the big set only")
     args = ap.parse_args()
     for tool in ("rclone", "curl", "nginx", "/usr/bin/time"):
         if not shutil.which(tool):
@@ -247,8 +247,10 @@ def main():
               f" {subprocess.run(['rclone', 'version'], capture_output=True, text=True).stdout.splitlines()[0]};"
               f" {subprocess.run(['curl', '--version'], capture_output=True, text=True).stdout.split()[1]}")
         seq = [0]
-        bench_set("small set", args, work, corpus, port, "small", args.small, endpoint, log, swift, seq)
-        bench_set("big set (12 MP)", args, work, corpus, port, "big", args.big, endpoint, log, swift, seq)
+        if args.small > 0:
+            bench_set("small set", args, work, corpus, port, "small", args.small, endpoint, log, swift, seq)
+        if args.big > 0:
+            bench_set("big set (12 MP)", args, work, corpus, port, "big", args.big, endpoint, log, swift, seq)
         print(f"\nSwift's stored data now: {subprocess.run(['du', '-sh', swift_dir], capture_output=True, text=True).stdout.split()[0]}"
               f" (deleted objects leave tombstones);  df: " +
               " | ".join(l for l in subprocess.run(["df", "-h", "--output=target,avail", "/tmp", work], capture_output=True,
