@@ -5,7 +5,7 @@ import Synchronization
 /// Originals in a local folder: `LIBRARY/originals/...`, staged in `LIBRARY/.tmp/`
 /// (`LocalStagingArea`). `publish` renames staged content into place, read-only,
 /// never replacing a file, through folder descriptors that never follow a link.
-public final class LocalOriginalStore: OriginalStore, @unchecked Sendable {
+public final class LocalOriginalStore: LocallyStagedStore, @unchecked Sendable {
     public let layout: LibraryLayout
     public let staging: LocalStagingArea
     /// Folders below the root that originals are published into, open (see `openFolder`).
@@ -32,13 +32,6 @@ public final class LocalOriginalStore: OriginalStore, @unchecked Sendable {
     public var publishConcurrency: Int { 1 }
     public var existenceIsCheap: Bool { true }
 
-    public func makeStagingFile() throws -> StagingFile { try staging.makeStagingFile() }
-    public func discard(_ file: StagingFile) { staging.discard(file) }
-    public func stage(_ file: StagingFile, sha256: String) throws { try staging.stage(file, sha256: sha256) }
-    public func syncStaged() throws { try staging.sync() }
-    public func discardStaged(sha256: String) { staging.discardStaged(sha256: sha256) }
-    public func pendingStaged() throws -> [String] { try staging.pendingStaged() }
-    public func stagedContentMatches(sha256: String) -> Bool { staging.stagedContentMatches(sha256: sha256) }
     public func removePartialDownloads() throws -> Int { try staging.removePartialDownloads() }
 
     @discardableResult

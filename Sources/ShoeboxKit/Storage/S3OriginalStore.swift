@@ -11,7 +11,7 @@ import Foundation
 /// So a body that fails a check never reaches the bucket, and a crash at any moment
 /// leaves either no object or a complete one whose row recovery finishes: staged
 /// content whose row was committed is uploaded by the next writer.
-public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
+public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     public let bucket: S3Location
     public let client: S3Client
     public let staging: LocalStagingArea
@@ -43,14 +43,6 @@ public final class S3OriginalStore: OriginalStore, @unchecked Sendable {
     public var publishConcurrency: Int { 8 }
     /// A HEAD each: names are checked against the catalog only (see `OriginalStore`).
     public var existenceIsCheap: Bool { false }
-
-    public func makeStagingFile() throws -> StagingFile { try staging.makeStagingFile() }
-    public func discard(_ file: StagingFile) { staging.discard(file) }
-    public func stage(_ file: StagingFile, sha256: String) throws { try staging.stage(file, sha256: sha256) }
-    public func syncStaged() throws { try staging.sync() }
-    public func discardStaged(sha256: String) { staging.discardStaged(sha256: sha256) }
-    public func pendingStaged() throws -> [String] { try staging.pendingStaged() }
-    public func stagedContentMatches(sha256: String) -> Bool { staging.stagedContentMatches(sha256: sha256) }
 
     /// Partial downloads in `.tmp/`, and multipart uploads a killed publish left incomplete
     /// under the prefix (one writer at a time: none of them is another writer's).
