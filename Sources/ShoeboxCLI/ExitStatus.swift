@@ -12,6 +12,9 @@ public enum ExitStatus {
     public static let libraryLocked: Int32 = 3
     /// The library cannot be created, written or opened (read-only, missing, full disk, corrupt catalog).
     public static let libraryUnusable: Int32 = 4
+    /// The shared catalog (PostgreSQL) cannot be reached, refused the login, or went away
+    /// mid-run and did not come back in time: nothing catalogued is lost; run again later.
+    public static let catalogUnreachable: Int32 = 5
     /// Interrupted by SIGINT or SIGTERM.
     public static let interrupted: Int32 = 130
     /// Standard output was closed by its reader (128 + SIGPIPE, as for a process SIGPIPE ends).
@@ -29,8 +32,11 @@ public enum ExitStatus {
             return interrupted
         case LibraryError.unsupportedStore, LibraryError.storeMismatch, VerifyError.catalogHealthy, GalleryError.insideLibraryFolder:
             return usage
-        case S3Error.invalidLocation, S3Error.missingCredentials, S3Error.invalidConfiguration:
+        case S3Error.invalidLocation, S3Error.missingCredentials, S3Error.invalidConfiguration, PostgresError.invalidURI:
             return usage
+        case PostgresError.serverUnreachable, PostgresError.connectionLost, PostgresError.authenticationFailed,
+             PostgresError.databaseMissing:
+            return catalogUnreachable
         default:
             return libraryUnusable
         }

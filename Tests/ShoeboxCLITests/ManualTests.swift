@@ -58,7 +58,8 @@ final class ManualTests: XCTestCase {
         let statuses = exitLines.indices.dropLast().filter { exitLines[$0] == ".TP" }.map { exitLines[$0 + 1] }
             .filter { $0.hasPrefix(".B ") }.map { String($0.dropFirst(3)) }
         let code: [Int32] = [ExitStatus.success, ExitStatus.someFailed, ExitStatus.usage, ExitStatus.libraryLocked,
-                             ExitStatus.libraryUnusable, ExitStatus.interrupted, ExitStatus.outputClosed]
+                             ExitStatus.libraryUnusable, ExitStatus.catalogUnreachable, ExitStatus.interrupted,
+                             ExitStatus.outputClosed]
         XCTAssertEqual(statuses, code.map(String.init))
         let environment = page.text(ofSection: "ENVIRONMENT")
         XCTAssertTrue(environment.contains("SHOEBOX_LIBRARY") && environment.contains("NO_COLOR"), environment)

@@ -10,6 +10,7 @@ public enum FetchCommand: Command {
         options: [
             LibraryOption.spec,
             LibraryOption.storeSpec,
+            LibraryOption.catalogSpec,
             OptionSpec("url", .values("URL"), help: "A URL to fetch, besides the lists."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Transfers at once.", default: "16"),
             OptionSpec("per-host", .value("N"), help: "Connections to one host at once.", default: "6"),

@@ -9,6 +9,7 @@ public enum GalleryCommand: Command {
         options: [
             LibraryOption.spec,
             LibraryOption.storeSpec,
+            LibraryOption.catalogSpec,
             OptionSpec("out", short: "o", .value("DIR"), help: "Folder for index.html.", default: "LIBRARY/gallery"),
             OptionSpec("gps", help: "Show GPS coordinates in captions."),
             OptionSpec("json", help: "Print the result as one JSON object on stdout."),

@@ -10,6 +10,7 @@ public enum InspectCommand: Command {
         options: [
             LibraryOption.spec,
             LibraryOption.storeSpec,
+            LibraryOption.catalogSpec,
             OptionSpec("json", help: "Print a JSON array, one object per file, compatible with `exiftool -json -n`."),
             OptionSpec("all", short: "a", help: "Also print every EXIF tag, grouped by IFD (IFD0, ExifIFD, GPS, Interop, IFD1)."),
         ],

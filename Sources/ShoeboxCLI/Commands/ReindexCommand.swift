@@ -9,6 +9,7 @@ public enum ReindexCommand: Command {
         options: [
             LibraryOption.spec,
             LibraryOption.storeSpec,
+            LibraryOption.catalogSpec,
             OptionSpec("force", help: "Rebuild even when the current catalog is healthy (it is kept beside the new one)."),
             OptionSpec("json", help: "Print the report as one JSON object on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files hashed at once.", default: "the number of cores"),

@@ -9,6 +9,7 @@ public enum ThumbsCommand: Command {
         options: [
             LibraryOption.spec,
             LibraryOption.storeSpec,
+            LibraryOption.catalogSpec,
             OptionSpec("size", short: "s", .values("SPEC"),
                        help: "N bounds the longer side, WxH a box; also comma-separated lists.", default: "256,1024"),
             OptionSpec("format", .value("jpeg|webp|avif"), help: "Thumbnail encoding.", default: "jpeg"),

@@ -9,6 +9,7 @@ public enum VerifyCommand: Command {
         options: [
             LibraryOption.spec,
             LibraryOption.storeSpec,
+            LibraryOption.catalogSpec,
             OptionSpec("quick", help: "Compare sizes only (no hashing, no EXIF)."),
             OptionSpec("json", help: "Print one JSON object per problem on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files checked at once.", default: "the number of cores"),

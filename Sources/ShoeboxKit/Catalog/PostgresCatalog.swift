@@ -36,8 +36,12 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     private let connection: PostgresConnection
     private let lock = NSRecursiveLock()
     private var depth = 0
-    /// This connection's name on the reservations it holds.
-    private let holder = UUID().uuidString
+    /// This catalog's name on the reservations it holds: also the key of the session-level
+    /// advisory lock that says it is alive (`staleReservations`).
+    private let holderKey = Int64.random(in: 1...Int64.max)
+    private var holder: String { String(holderKey) }
+    /// The connection session that holds the liveness lock (0: none yet).
+    private var livenessSession = 0
 
     /// Whether `text` is a PostgreSQL catalog address (`postgres://` or `postgresql://`).
     public static func isPostgresURI(_ text: String) -> Bool { PostgresURI.isPostgresURI(text) }
@@ -199,6 +203,10 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     public func reservePath(_ path: String, for sha256: String) throws -> Bool {
         let folded = CaseFoldedPath.fold(path)
         return try call {
+            if livenessSession != connection.sessions {
+                try connection.run(PostgresCatalogSchema.holdLiveness, [.integer(holderKey)])
+                livenessSession = connection.sessions
+            }
             let inserted = try connection.query(
                 PostgresCatalogSchema.reservePath, [.text(folded), .text(path), .text(sha256), .text(holder)]) { _ in () }
             if !inserted.isEmpty { return true }
@@ -210,6 +218,53 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
 
     public func releaseReservations() throws {
         try call { try connection.run(PostgresCatalogSchema.releaseReservations, [.text(holder)]) }
+    }
+
+    /// A path reservation of a writer that is gone.
+    public struct StaleReservation: Sendable, Equatable {
+        public var path: String
+        public var sha256: String
+        fileprivate var foldedPath: String
+        fileprivate var holder: String
+    }
+
+    /// Reservations older than `age` seconds whose writer is gone (its connection, and so its
+    /// advisory lock, ended): a writer killed between publishing a batch and committing it
+    /// left them, perhaps with the objects it published. A writer whose connection is only
+    /// interrupted gives up reconnecting long before `age` (see `PostgresRetry`).
+    public func staleReservations(olderThan age: Double) throws -> [StaleReservation] {
+        try call {
+            let old = try connection.query(PostgresCatalogSchema.oldReservations, [.double(age), .text(holder)]) {
+                StaleReservation(path: $0.string(1) ?? "", sha256: $0.string(2) ?? "", foldedPath: $0.string(0) ?? "", holder: $0.string(3) ?? "")
+            }
+            var gone: [String: Bool] = [:]
+            for holder in Set(old.map(\.holder)) {
+                guard let key = Int64(holder) else { gone[holder] = true; continue }
+                let free = try connection.query(PostgresCatalogSchema.tryLiveness, [.integer(key)]) { $0.string(0) == "t" }.first ?? false
+                if free { try connection.run(PostgresCatalogSchema.dropLiveness, [.integer(key)]) }
+                gone[holder] = free
+            }
+            return old.filter { gone[$0.holder] == true }
+        }
+    }
+
+    /// Ends a stale reservation (once its object, if any, is dealt with).
+    public func dropReservation(_ reservation: StaleReservation) throws {
+        try call { try connection.run(PostgresCatalogSchema.dropReservation, [.text(reservation.foldedPath), .text(reservation.holder)]) }
+    }
+
+    /// Binds the catalog to the store `store` (its URL) the first time; returns the store it is
+    /// bound to (this one, or the one an earlier writer bound).
+    public func bindStore(_ store: String) throws -> String {
+        try call {
+            try connection.run(PostgresCatalogSchema.insertMeta, [.text("store"), .text(store)])
+            return try connection.query(PostgresCatalogSchema.boundStore) { $0.string(0) }.first.flatMap { $0 } ?? store
+        }
+    }
+
+    /// The store the catalog is bound to, if a writer bound one.
+    public func boundStore() throws -> String? {
+        try call { try connection.query(PostgresCatalogSchema.boundStore) { $0.string(0) }.first.flatMap { $0 } }
     }
 
     public func originals(after path: String?, limit: Int) throws -> [OriginalRecord] {

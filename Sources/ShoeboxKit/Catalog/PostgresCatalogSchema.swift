@@ -114,6 +114,17 @@ enum PostgresCatalogSchema {
         + "WHERE NOT EXISTS (SELECT 1 FROM originals WHERE folded_path = $1) ON CONFLICT (folded_path) DO NOTHING RETURNING 1"
     static let reservationHolder = "SELECT sha256 FROM path_reservations WHERE folded_path = $1"
     static let releaseReservations = "DELETE FROM path_reservations WHERE holder = $1"
+    /// A holder's session-level advisory lock, held while its connection lives: a holder whose
+    /// lock can be taken is gone (`staleReservations`).
+    static let holdLiveness = "SELECT pg_advisory_lock($1)"
+    static let tryLiveness = "SELECT pg_try_advisory_lock($1)"
+    static let dropLiveness = "SELECT pg_advisory_unlock($1)"
+    static let oldReservations =
+        "SELECT folded_path, path, sha256, holder FROM path_reservations "
+        + "WHERE reserved_at < now() - make_interval(secs => $1) AND holder <> $2 ORDER BY folded_path COLLATE \"C\""
+    static let dropReservation = "DELETE FROM path_reservations WHERE folded_path = $1 AND holder = $2"
+    // What the library is bound to (its store), one row in meta.
+    static let boundStore = "SELECT value FROM meta WHERE key = 'store'"
 
     // Sources.
     static let sourcesByURLs = "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE url = ANY($1::text[])"

@@ -162,7 +162,12 @@ final class PostgresConnection {
             throw failure
         }
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        sessions += 1
     }
+
+    /// How many sessions this connection has had (1, plus one per reconnect): what a session
+    /// held (advisory locks) must be taken again when it changes.
+    private(set) var sessions = 1
 
     // MARK: Statements
 

@@ -21,6 +21,10 @@ public struct FetchOptions: Sendable {
     public var maxRetryWait: Double = 120
     /// First backoff delay; doubles each attempt, with jitter.
     public var retryBaseDelay: Double = 1
+    /// With a shared work queue: a retry that would wait longer than this many seconds is not
+    /// waited for here but handed back to the queue (`CompletedTransfer.retryAfter`), so
+    /// whichever worker is free then makes it. nil: every retry is made here.
+    public var handOffRetriesLongerThan: Double?
     /// Largest body accepted, in bytes.
     public var maxSize: Int64 = 200 * 1024 * 1024
     public var userAgent = "shoebox/\(Shoebox.version)"

@@ -24,6 +24,8 @@ public struct FetchResult: Sendable {
     public var notInPlace: String?
     /// Whether these bytes put back the missing file of an original the catalog knew.
     public var restoredOriginal = false
+    /// A failure handed back to the shared work queue, to be retried after this many seconds.
+    public var retryAfter: Double?
 
     public init(url: String, origin: String, outcome: FetchOutcome, reason: String? = nil, attempts: Int = 0) {
         self.url = url

@@ -117,7 +117,8 @@ public final class FetchRun: @unchecked Sendable {
         lock.unlock()
         if cancelFlag.isSet { engine.cancel() }
 
-        let archiver = Archiver(store: store, catalog: catalog, journal: journal.append(originals:sources:)) { [weak self] in
+        let archiver = Archiver(store: store, catalog: catalog, journal: journal.map { $0.append(originals:sources:) },
+                                publishFirst: library.isShared) { [weak self] in
             self?.report($0)
         }
         let archiveQueue = ArchiveQueue(archiver: archiver, engine: engine)

@@ -21,6 +21,36 @@ public enum LibraryRecovery {
         try run(store: store) { try catalog.original(sha256: $0) }
     }
 
+    /// Recovery for a writer sharing its catalog (PostgreSQL) with others: its own staging
+    /// folder is new, so what is left to finish is other, dead writers': multipart uploads
+    /// they abandoned (the store's own sweep), and objects they published for a batch they
+    /// never committed. Those sit at paths still reserved for them: an object at a stale
+    /// reservation's path with no catalogued original there, holding the reserved content, is
+    /// removed (its URL was not recorded either, so the list's next run fetches it again);
+    /// a path with a catalogued original is left alone. Other writers' live reservations are
+    /// never touched.
+    @discardableResult
+    public static func run(store: OriginalStore, sharedCatalog catalog: PostgresCatalog,
+                           staleAfter age: Double = staleReservationAge) throws -> Report {
+        var report = Report()
+        report.partialsRemoved = try store.removePartialDownloads()
+        for reservation in try catalog.staleReservations(olderThan: age) {
+            if try catalog.original(path: reservation.path) == nil,
+               let held = try store.info(path: reservation.path),
+               (held.sha256 ?? reservation.sha256) == reservation.sha256,
+               try store.contentMatches(path: reservation.path, sha256: reservation.sha256) {
+                try store.remove(path: reservation.path)
+                report.dropped += 1
+            }
+            try catalog.dropReservation(reservation)
+        }
+        return report
+    }
+
+    /// Seconds after which a dead writer's reservation is taken for abandoned: longer than
+    /// any batch takes between reserving its paths and committing.
+    public static let staleReservationAge: Double = 600
+
     /// Recovery against any record of the originals: `recordFor` gives the record of a hash, if any.
     @discardableResult
     public static func run(store: OriginalStore, recordFor: (String) throws -> OriginalRecord?) throws -> Report {

@@ -38,6 +38,18 @@ public enum StoreBinding {
 }
 
 extension StoreLocation {
+    /// How a shared catalog records the store: its URL, or "library-folder".
+    var bindingName: String {
+        switch self {
+        case .libraryFolder: return "library-folder"
+        case .objectStore(let url): return url
+        }
+    }
+
+    init(bound name: String) {
+        self = name == "library-folder" ? .libraryFolder : .objectStore(url: name)
+    }
+
     /// For messages: the URL, or the library's own folder.
     var shown: String {
         switch self {

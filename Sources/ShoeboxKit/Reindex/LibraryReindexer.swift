@@ -65,7 +65,7 @@ public struct LibraryReindexer: Sendable {
         var entries = journal.entries
         if report.previousCatalogState == "replaced" {
             let missing = try healthyCatalogEntriesMissing(library, from: JournalState(entries))
-            if !missing.isEmpty { try library.openChangeLog().append(missing) }
+            if !missing.isEmpty { try library.openChangeLog()?.append(missing) }
             report.entriesFromCatalog = missing.count
             entries += missing
         }
@@ -86,7 +86,7 @@ public struct LibraryReindexer: Sendable {
         let (originals, unjournaled) = try chooseOriginals(files, hashes: hashes, state: state, remote: remote, report: &report)
         try stopIfCancelled()
         if !unjournaled.isEmpty {
-            try library.openChangeLog().append(unjournaled.map(JournalEntry.originalStored))
+            try library.openChangeLog()?.append(unjournaled.map(JournalEntry.originalStored))
         }
         let known = Set(originals.map(\.sha256))
         let sources = state.sources.values.filter { $0.sha256.map(known.contains) ?? true }.sorted { $0.url < $1.url }

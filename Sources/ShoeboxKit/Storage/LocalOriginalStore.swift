@@ -18,13 +18,14 @@ public final class LocalOriginalStore: LocallyStagedStore, @unchecked Sendable {
     }
 
     /// `creating: false` for readers: no folder is made (a writer makes the missing ones).
-    public init(layout: LibraryLayout, creating: Bool = true) throws {
+    /// `staging`: where downloads are staged, LIBRARY/.tmp unless the writer has its own folder.
+    public init(layout: LibraryLayout, creating: Bool = true, staging stagingFolder: String? = nil) throws {
         self.layout = layout
         if creating {
             try Self.makeDirectory(layout.root, library: layout.root)
             try Self.makeDirectory(layout.originals, library: layout.root)
         }
-        staging = try LocalStagingArea(folder: layout.staging, library: layout.root, creating: creating)
+        staging = try LocalStagingArea(folder: stagingFolder ?? layout.staging, library: layout.root, creating: creating)
     }
 
     public var displayName: String { layout.root }

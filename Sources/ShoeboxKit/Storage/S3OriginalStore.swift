@@ -25,15 +25,25 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     static let maximumParts: Int64 = 1_000
     /// Objects listed per request (S3's maximum: 1000). Settable for tests.
     public var listPage = 1000
+    /// Whether other writers upload under the prefix meanwhile (a shared catalog): then only
+    /// incomplete uploads older than `abandonedUploadAge` are taken for a killed writer's.
+    public let sharedPrefix: Bool
+    /// Seconds after which a shared prefix's incomplete multipart upload counts as abandoned:
+    /// no upload of one part of at most 64 MiB lasts that long. Settable for tests.
+    public var abandonedUploadAge: TimeInterval = 3600
 
     /// `creating: false` for readers: no local folder is made and the bucket is not checked.
-    public init(location: S3Location, configuration: S3Configuration, layout: LibraryLayout, creating: Bool) throws {
+    /// `staging`: where downloads are staged, LIBRARY/.tmp unless the writer has its own folder
+    /// (`WriterStagingFolder`); `sharedPrefix`: other writers upload under the prefix at the same time.
+    public init(location: S3Location, configuration: S3Configuration, layout: LibraryLayout, creating: Bool,
+                staging stagingFolder: String? = nil, sharedPrefix: Bool = false) throws {
         bucket = location
         client = S3Client(configuration: configuration)
         if creating {
             try LocalOriginalStore.makeDirectory(layout.root, library: layout.root)
         }
-        staging = try LocalStagingArea(folder: layout.staging, library: layout.root, creating: creating)
+        staging = try LocalStagingArea(folder: stagingFolder ?? layout.staging, library: layout.root, creating: creating)
+        self.sharedPrefix = sharedPrefix
         // A writer learns at once of a missing bucket or wrong credentials, before any download.
         if creating { try client.headBucket(location.bucket) }
     }
@@ -45,10 +55,14 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     public var existenceIsCheap: Bool { false }
 
     /// Partial downloads in `.tmp/`, and multipart uploads a killed publish left incomplete
-    /// under the prefix (one writer at a time: none of them is another writer's).
+    /// under the prefix: all of them when this is the library's one writer; with a shared
+    /// catalog, only those older than `abandonedUploadAge` (the others may be another writer's,
+    /// in progress).
     public func removePartialDownloads() throws -> Int {
         var removed = try staging.removePartialDownloads()
+        let cutoff = Date().addingTimeInterval(-abandonedUploadAge)
         for upload in try client.listAllMultipartUploads(bucket: bucket.bucket, prefix: bucket.key(for: LibraryLayout.originalsFolder) + "/") {
+            if sharedPrefix, (upload.initiated ?? Date()) > cutoff { continue }
             try client.abortMultipartUpload(bucket: bucket.bucket, key: upload.key, uploadID: upload.uploadID)
             removed += 1
         }

@@ -8,7 +8,8 @@ struct ThumbnailPruner {
 
     /// Returns the removed thumbnail paths (relative to the library root). `liveOriginals`
     /// holds paths as bytes: a decomposed twin of a live name is another original.
-    func prune(liveOriginals: Set<[UInt8]>, catalog: Catalog) throws -> [String] {
+    /// Removals are journaled in `journal` (when there is one) before they are committed.
+    func prune(liveOriginals: Set<[UInt8]>, catalog: Catalog, journal: ChangeLog?) throws -> [String] {
         let root = libraryRoot + "/" + ThumbnailLayout.folder
         var removed: [String] = []
         var folders: [String] = []
@@ -43,7 +44,7 @@ struct ThumbnailPruner {
             removedSet.contains($0.path) || !manager.fileExists(atPath: libraryRoot + "/" + $0.path)
         }
         if !gone.isEmpty {
-            try Journal(path: LibraryLayout(root: libraryRoot).journal).append(gone.map { JournalEntry.thumbnailRemoved(path: $0.path) })
+            try journal?.append(gone.map { JournalEntry.thumbnailRemoved(path: $0.path) })
         }
         try catalog.transaction {
             for record in gone { try catalog.removeThumbnail(path: record.path) }

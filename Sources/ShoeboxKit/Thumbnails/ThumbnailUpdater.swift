@@ -10,11 +10,15 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     /// Catalog writes are committed this many at a time.
     public var batchSize = 64
     let engine: ThumbnailEngine
+    /// Where thumbnail rows are journaled before they are committed (nil: nowhere, for a
+    /// catalog that is durable and shared by itself).
+    private var openChangeLog: () throws -> ChangeLog?
 
     /// Thumbnails of `library`'s originals, recorded in `catalog`.
     public convenience init(library: Library, catalog: Catalog, options: ThumbnailOptions) throws {
         self.init(libraryRoot: library.layout.root, catalog: catalog, options: options)
         engine.store = try library.store()
+        openChangeLog = { try library.openChangeLog() }
     }
 
     public init(libraryRoot: String, catalog: Catalog, options: ThumbnailOptions) {
@@ -22,6 +26,7 @@ public final class ThumbnailUpdater: @unchecked Sendable {
         self.catalog = catalog
         self.options = options
         engine = ThumbnailEngine(libraryRoot: libraryRoot, options: options)
+        openChangeLog = { try Journal(path: LibraryLayout(root: libraryRoot).journal) }
     }
 
     /// Stops after the images in progress; safe from any thread (a signal handler's queue).
@@ -42,12 +47,12 @@ public final class ThumbnailUpdater: @unchecked Sendable {
         var failedOriginals = Set<String>()
         var batch: [ThumbnailRecord] = []
         // Journaled before the catalog commit, like originals, so `reindex` restores thumbnail rows too.
-        let journal = try Journal(path: LibraryLayout(root: libraryRoot).journal)
+        let journal = try openChangeLog()
         func flush() throws {
             guard !batch.isEmpty else { return }
             let records = batch
             batch = []
-            try journal.append(records.map(JournalEntry.thumbnailRecorded))
+            try journal?.append(records.map(JournalEntry.thumbnailRecorded))
             try catalog.transaction { for record in records { try catalog.upsertThumbnail(record) } }
         }
         do {
@@ -81,7 +86,7 @@ public final class ThumbnailUpdater: @unchecked Sendable {
             // A catalogued original whose file is missing keeps its thumbnails: verify tells the
             // user to restore the file, and meanwhile they may be the only preview left.
             let live = Set(originals.map { Array($0.path.utf8) })
-            summary.pruned = try ThumbnailPruner(libraryRoot: libraryRoot).prune(liveOriginals: live, catalog: catalog).count
+            summary.pruned = try ThumbnailPruner(libraryRoot: libraryRoot).prune(liveOriginals: live, catalog: catalog, journal: journal).count
         }
         return summary
     }

@@ -47,7 +47,7 @@ public struct LibraryVerifier: Sendable {
         let lock = waitForLock ? try sharedLock(wait: true) : nil
         defer { withExtendedLifetime(lock) {} }
         let writerAtStart = waitForLock ? nil : library.currentWriter
-        guard FileManager.default.fileExists(atPath: layout.catalog) else {
+        guard library.isShared || FileManager.default.fileExists(atPath: layout.catalog) else {
             throw VerifyError.catalogMissing(path: layout.catalog, library: layout.root)
         }
         let catalog = try library.openCatalog(readOnly: true)
@@ -86,7 +86,8 @@ public struct LibraryVerifier: Sendable {
         findings += listing.unreadableFolders.map { Self.unlisted($0, unseen: "files in it were not checked against the catalog") }
         findings += temps.unreadableFolders.map { Self.unlisted($0, unseen: "leftovers of interrupted runs in it went unseen") }
         findings += checkThumbnails(thumbnails, originals: originals)
-        findings += checkJournal(originals)
+        // A shared catalog keeps no journal: PostgreSQL is durable itself.
+        if !library.isShared { findings += checkJournal(originals) }
         // A staged file an original is waiting for is that original's pending-publish notice, not a leftover.
         let awaited = Set(findings.filter { $0.kind == .pendingPublish }.compactMap(\.sha256))
         var temporary = temps.files.filter { !awaited.contains(Self.stagedHash($0) ?? "") }.compactMap(Self.leftover)
@@ -249,6 +250,8 @@ public struct LibraryVerifier: Sendable {
     /// may hold nothing yet (reindex rebuilds its catalog from the bucket).
     static func requireLibrary(_ configuration: LibraryConfiguration) throws {
         let layout = configuration.layout
+        // A shared catalog with originals in a bucket: nothing local to check.
+        if configuration.catalog.isShared, configuration.store != .libraryFolder { return }
         try LibraryAccess.requireReadable(layout)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: layout.root, isDirectory: &isFolder), isFolder.boolValue else {
@@ -264,6 +267,8 @@ public struct LibraryVerifier: Sendable {
     /// The shared lock, so no writer runs meanwhile. A library on read-only media
     /// without a lock file cannot have a writer: no lock is needed there.
     private func sharedLock(wait: Bool) throws -> WriterCoordination? {
+        // Writers sharing a catalog run on other machines too: no local lock keeps them out.
+        guard !library.isShared else { return nil }
         let canHaveWriter = FileManager.default.fileExists(atPath: layout.lockFile) || access(layout.root, W_OK) == 0
         guard canHaveWriter else { return nil }
         return try library.holdWritersOff(wait: wait)

@@ -31,8 +31,8 @@ final class ArchiverTests: XCTestCase {
     }
 
     /// A finished transfer of `data` from `url`, staged in the store's sink as the engine does.
-    private func received(_ data: Data, url: String) throws -> CompletedTransfer {
-        let file = try store.makeStagingFile()
+    private func received(_ data: Data, url: String, into target: InMemoryOriginalStore? = nil) throws -> CompletedTransfer {
+        let file = try (target ?? store).makeStagingFile()
         _ = data.withUnsafeBytes { write(file.descriptor, $0.baseAddress, $0.count) }
         let hasher = SHA256Hasher()
         hasher.update(data)
@@ -125,5 +125,71 @@ final class ArchiverTests: XCTestCase {
         XCTAssertTrue(results.allSatisfy { $0.notInPlace != nil })
         XCTAssertEqual(try catalog.countOriginals(), 2)
         XCTAssertEqual(try store.pendingStaged().count, 2, "kept staged for the next run")
+    }
+
+    // MARK: A catalog shared by several writers: publish, then commit
+
+    private func sharedArchiver(store: OriginalStore? = nil, _ results: @escaping (FetchResult) -> Void) -> Archiver {
+        Archiver(store: store ?? self.store, catalog: catalog, journal: nil, publishFirst: true, emit: results)
+    }
+
+    func testWithASharedCatalogABatchIsPublishedBeforeItIsCommitted() throws {
+        var order: [String] = []
+        let archiver = sharedArchiver { [unowned self] in
+            order.append("reported with \(try! catalog.countOriginals()) rows")
+            results.append($0)
+        }
+        let photo = jpeg(seed: "shared")
+        try archiver.accept(received(photo, url: "http://127.0.0.1:9/s.jpg"))
+        catalog.failNextCommit = InMemoryCatalog.Failure(description: "database went away")
+        XCTAssertThrowsError(try archiver.flush())
+        XCTAssertEqual(store.publishes.map(\.path), ["originals/2022/03/04/s.jpg"], "published before the commit was tried")
+        XCTAssertEqual(store.paths, [], "a batch whose commit failed leaves nothing in place: its object is nobody's")
+        XCTAssertEqual(results.map(\.outcome), [.failed])
+        XCTAssertEqual(try catalog.countOriginals(), 0)
+
+        results = []
+        try archiver.accept(received(photo, url: "http://127.0.0.1:9/s.jpg"))
+        try archiver.flush()
+        XCTAssertEqual(results.map(\.outcome), [.stored])
+        XCTAssertEqual(store.contents(of: "originals/2022/03/04/s.jpg"), photo)
+        XCTAssertEqual(order.last, "reported with 1 rows")
+        XCTAssertEqual(try store.pendingStaged(), [], "nothing left staged: no row ever waits for staged bytes")
+    }
+
+    func testTwoWritersWithTheSameContentKeepOneOriginalAndTheSecondIsADuplicate() throws {
+        var first: [FetchResult] = []
+        var second: [FetchResult] = []
+        // Two writers, each with its own staging, one set of originals and one catalog.
+        let storeB = try InMemoryOriginalStore(sharingOriginalsWith: store)
+        let writerA = sharedArchiver { first.append($0) }
+        let writerB = sharedArchiver(store: storeB) { second.append($0) }
+        let photo = jpeg(seed: "twice")
+        // Both downloaded before either committed: neither saw the other's row.
+        try writerA.accept(received(photo, url: "http://127.0.0.1:9/a.jpg"))
+        let fromB = try received(photo, url: "http://127.0.0.1:9/b.jpg", into: storeB)
+        try writerB.accept(fromB)
+        try writerA.flush()
+        try writerB.flush()
+        XCTAssertEqual(first.map(\.outcome), [.stored])
+        XCTAssertEqual(second.map(\.outcome), [.duplicate])
+        XCTAssertEqual(second.first?.path, "originals/2022/03/04/a.jpg", "the duplicate names the original the other writer catalogued")
+        XCTAssertEqual(storeB.publishes.map(\.path), ["originals/2022/03/04/b.jpg"], "B published its copy before its commit")
+        XCTAssertEqual(store.paths, ["originals/2022/03/04/a.jpg"], "the second copy, published before the commit, was removed")
+        XCTAssertEqual(try catalog.countOriginals(), 1)
+        XCTAssertEqual(try catalog.sources(sha256: try XCTUnwrap(first.first?.sha256)).count, 2, "both URLs are recorded")
+    }
+
+    func testWithASharedCatalogContentThatCouldNotBePublishedIsNotRecorded() throws {
+        let archiver = sharedArchiver { [unowned self] in results.append($0) }
+        store.unavailable = true
+        try archiver.accept(received(jpeg(seed: "u"), url: "http://127.0.0.1:9/u.jpg"))
+        XCTAssertThrowsError(try archiver.flush()) { error in
+            XCTAssertEqual((error as? StoreUnavailable)?.storeIsUnavailable, true, "\(error)")
+        }
+        XCTAssertEqual(results.map(\.outcome), [.failed], "not in place, so not stored: the URL stays to be fetched")
+        XCTAssertEqual(try catalog.countOriginals(), 0)
+        XCTAssertNil(try catalog.source(url: "http://127.0.0.1:9/u.jpg"), "no source row: a rerun fetches it again")
+        XCTAssertEqual(try store.pendingStaged(), [])
     }
 }

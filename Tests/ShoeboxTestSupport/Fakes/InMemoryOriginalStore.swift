@@ -19,7 +19,16 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
     public let folder: String
     private let lock = NSLock()
     private var staged: [String: Data] = [:]
-    private var originals: [String: Data] = [:]
+    /// The originals, in a box another store may share (`init(sharingOriginalsWith:)`).
+    private final class Shelf: @unchecked Sendable {
+        let lock = NSLock()
+        var originals: [String: Data] = [:]
+    }
+    private let shelf: Shelf
+    private var originals: [String: Data] {
+        get { shelf.lock.withLock { shelf.originals } }
+        set { shelf.lock.withLock { shelf.originals = newValue } }
+    }
     private var counter = 0
     /// Paths whose publish fails.
     public var failPublish: Set<String> = []
@@ -34,6 +43,14 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
     public init() throws {
         folder = NSTemporaryDirectory() + "/shoebox-fake-store-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        shelf = Shelf()
+    }
+
+    /// A second writer's view of `other`'s originals: the same originals, its own staging.
+    public init(sharingOriginalsWith other: InMemoryOriginalStore) throws {
+        folder = NSTemporaryDirectory() + "/shoebox-fake-store-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        shelf = other.shelf
     }
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }

@@ -5,6 +5,13 @@ import Foundation
 /// syncs the staged files once, appends to the journal, commits the catalog,
 /// and publishes the files. A crash at any point leaves either nothing or a
 /// complete original with its row (finished by `LibraryRecovery`).
+///
+/// With a catalog shared by several writers (`publishFirst`), the order is publish, then
+/// commit: a writer's staging folder is its own and may vanish with its machine, so no
+/// committed row may wait for staged bytes. A crash between the two leaves objects at paths
+/// still reserved for the dead writer, which recovery removes (`LibraryRecovery`). And content
+/// another writer catalogued meanwhile is a duplicate: the row is inserted only if absent, and
+/// the copy just published is removed.
 /// All methods run on one thread (the fetch run's archiver queue).
 final class Archiver {
     typealias JournalWriter = (_ originals: [OriginalRecord], _ sources: [SourceRecord]) throws -> Void
@@ -12,6 +19,12 @@ final class Archiver {
     private let store: OriginalStore
     private let catalog: Catalog
     private let journal: JournalWriter?
+    private let publishFirst: Bool
+    /// How a shared catalog's commit rides out a lost connection.
+    private let retry: ConnectionRetry
+    /// Set when a batch's commit could not be confirmed either way: its reservations are kept,
+    /// so that recovery (not this writer) decides about its objects.
+    private var keepReservations = false
     private let emit: (FetchResult) -> Void
 
     private var results: [FetchResult] = []
@@ -24,10 +37,13 @@ final class Archiver {
 
     static let batchLimit = 64
 
-    init(store: OriginalStore, catalog: Catalog, journal: JournalWriter?, emit: @escaping (FetchResult) -> Void) {
+    init(store: OriginalStore, catalog: Catalog, journal: JournalWriter?, publishFirst: Bool = false,
+         retry: ConnectionRetry = ConnectionRetry(), emit: @escaping (FetchResult) -> Void) {
         self.store = store
         self.catalog = catalog
         self.journal = journal
+        self.publishFirst = publishFirst
+        self.retry = retry
         self.emit = emit
     }
 
@@ -47,6 +63,7 @@ final class Archiver {
         switch transfer.body {
         case .failed(let reason):
             result.reason = reason
+            result.retryAfter = transfer.retryAfter
         case .refused(let reason):
             result.outcome = .rejected
             result.reason = reason
@@ -207,6 +224,7 @@ final class Archiver {
     func flush() throws {
         guard !results.isEmpty else { return }
         defer { resetBatch() }
+        if publishFirst { return try flushPublishingFirst() }
         do {
             if !newOriginals.isEmpty || !restoring.isEmpty { try store.syncStaged() }
             try journal?(newOriginals, sources)
@@ -220,21 +238,7 @@ final class Archiver {
             throw error
         }
         // Committed: from here a crash is finished by recovery, so publishing errors only warn.
-        let published = newOriginals.map { ($0.sha256, $0.path) } + restoring.map { ($0.key, $0.value) }
-        let errors = LockedBox([String: String]())
-        let unavailable = LockedBox<Error?>(nil)
-        nonisolated(unsafe) let store = store
-        // An upload waits on the network: a remote store's are made side by side.
-        ParallelLoop.run(count: published.count, jobs: min(store.publishConcurrency, published.count)) { index in
-            let (sha256, path) = published[index]
-            do {
-                try store.publish(sha256: sha256, to: path)
-            } catch {
-                errors.update { $0[sha256] = "\(error)" }
-                if (error as? StoreUnavailable)?.storeIsUnavailable == true { unavailable.update { $0 = $0 ?? error } }
-            }
-        }
-        let publishErrors = errors.current
+        let (publishErrors, _, unavailable) = publishBatch()
         for var result in results {
             if let sha = result.sha256, let problem = publishErrors[sha], result.outcome == .stored || restoring[sha] != nil {
                 result.warnings.append("recorded but not yet in place (\(problem)); the next run finishes it")
@@ -243,7 +247,90 @@ final class Archiver {
             emit(result)
         }
         // Recorded, and finished by the next run; but no later upload would fare better.
-        if let error = unavailable.current { throw error }
+        if let error = unavailable { throw error }
+    }
+
+    /// Publishes the batch's staged content side by side: the problems by hash, and the
+    /// first error that says the store is unavailable.
+    private func publishBatch() -> (errors: [String: String], created: Set<String>, unavailable: Error?) {
+        let published = newOriginals.map { ($0.sha256, $0.path) } + restoring.map { ($0.key, $0.value) }
+        let errors = LockedBox([String: String]())
+        let created = LockedBox(Set<String>())
+        let unavailable = LockedBox<Error?>(nil)
+        nonisolated(unsafe) let store = store
+        // An upload waits on the network: a remote store's are made side by side.
+        ParallelLoop.run(count: published.count, jobs: min(store.publishConcurrency, published.count)) { index in
+            let (sha256, path) = published[index]
+            do {
+                if try store.publish(sha256: sha256, to: path) == .created { created.update { _ = $0.insert(sha256) } }
+            } catch {
+                errors.update { $0[sha256] = "\(error)" }
+                if (error as? StoreUnavailable)?.storeIsUnavailable == true { unavailable.update { $0 = $0 ?? error } }
+            }
+        }
+        return (errors.current, created.current, unavailable.current)
+    }
+
+    /// `flush` for a shared catalog: publish, then commit what was published.
+    private func flushPublishingFirst() throws {
+        do {
+            if !newOriginals.isEmpty || !restoring.isEmpty { try store.syncStaged() }
+        } catch {
+            for sha256 in Array(stagedPaths.keys) + Array(restoring.keys) { store.discardStaged(sha256: sha256) }
+            reportBatch(failedWith: error)
+            throw error
+        }
+        let (publishErrors, created, unavailable) = publishBatch()
+        for sha256 in publishErrors.keys { store.discardStaged(sha256: sha256) }
+        // Not in place, so not recorded: the URL stays to be fetched again.
+        let kept = newOriginals.filter { publishErrors[$0.sha256] == nil }
+        let failedURLs = Set(results.filter { $0.sha256.map { publishErrors[$0] != nil } ?? false }.map(\.url))
+        var catalogued: [String: OriginalRecord] = [:]
+        do {
+            // Safe to make again after a lost answer: insert-if-absent finds its own row (same
+            // path: nothing removed below) and the sources are upserts.
+            try retry.run {
+                catalogued = [:]
+                try catalog.transaction {
+                    for original in kept where try !catalog.insertOriginalIfAbsent(original) {
+                        // Another writer catalogued the same content meanwhile: that one is the original.
+                        if let existing = try catalog.original(sha256: original.sha256) { catalogued[original.sha256] = existing }
+                    }
+                    for source in sources where !failedURLs.contains(source.url) { try catalog.upsertSource(source) }
+                }
+            }
+        } catch {
+            if ConnectionRetry.isConnectionLoss(error) {
+                // The commit may or may not have happened: the objects stay, at paths still
+                // reserved for this writer, and recovery keeps those whose rows exist.
+                keepReservations = true
+            } else {
+                // Not recorded: what this batch put in place is nobody's.
+                for original in kept where created.contains(original.sha256) { try? store.remove(path: original.path) }
+            }
+            reportBatch(failedWith: error)
+            throw error
+        }
+        for (sha256, existing) in catalogued {
+            if let path = stagedPaths[sha256], created.contains(sha256), path != existing.path { try? store.remove(path: path) }
+        }
+        for var result in results {
+            if let sha = result.sha256, let problem = publishErrors[sha], result.outcome == .stored || restoring[sha] != nil {
+                if result.outcome == .stored {
+                    result.outcome = .failed
+                    result.reason = "could not store in \(store.displayName): \(problem)"
+                    result.path = nil
+                } else {
+                    result.warnings.append("could not put the missing original back (\(problem))")
+                    result.notInPlace = problem
+                }
+            } else if let sha = result.sha256, let existing = catalogued[sha], result.outcome == .stored {
+                result.outcome = .duplicate
+                fill(&result, with: existing)
+            }
+            emit(result)
+        }
+        if let error = unavailable { throw error }
     }
 
     private func reportBatch(failedWith error: Error) {
@@ -263,6 +350,6 @@ final class Archiver {
         sources.removeAll(keepingCapacity: true)
         stagedPaths.removeAll(keepingCapacity: true)
         restoring.removeAll(keepingCapacity: true)
-        try? catalog.releaseReservations()
+        if !keepReservations { try? catalog.releaseReservations() }
     }
 }

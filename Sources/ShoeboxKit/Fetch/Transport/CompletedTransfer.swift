@@ -25,4 +25,7 @@ public struct CompletedTransfer: Sendable {
     public var warnings: [String] = []
     /// The response's Content-Disposition header (a file name for a URL that ends in none).
     public var contentDisposition: String? = nil
+    /// A failure to retry after this many seconds, handed back to a shared work queue rather
+    /// than waited for here (`FetchOptions.handOffRetriesLongerThan`).
+    public var retryAfter: Double? = nil
 }

@@ -364,13 +364,19 @@ public final class TransferEngine: @unchecked Sendable {
         let response = ResponseInfo(handle: handle)
         let verdict = TransferVerdict(code: code, response: response, state: state)
         if verdict.dropsKeptBytes { state.discardFile() }
+        var handedOff: Double?
         if verdict.retryable && policy.allowsRetry(after: state.attempts) && !isCancelled {
-            if !resuming || verdict.dropsKeptBytes { state.discardFile() }
-            state.restartFromListedURL()
             let wait = policy.delay(after: state.attempts, retryAfter: response.retryAfter)
-            state.attempts += 1
-            retryQueue.append((Self.now() + wait, state))
-            return
+            if let limit = options.handOffRetriesLongerThan, wait > limit {
+                // A shared queue's retry: made after `wait` by whichever worker is free then.
+                handedOff = wait
+            } else {
+                if !resuming || verdict.dropsKeptBytes { state.discardFile() }
+                state.restartFromListedURL()
+                state.attempts += 1
+                retryQueue.append((Self.now() + wait, state))
+                return
+            }
         }
         if resuming && verdict.failure == nil { sha256 = state.completeWrites() }
         let body: CompletedTransfer.Body
@@ -393,7 +399,7 @@ public final class TransferEngine: @unchecked Sendable {
             request: state.request, body: body, attempts: state.attempts, httpStatus: response.status,
             contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
             finalURL: response.effectiveURL.map { URLValidator.withoutPassword($0) },
-            warnings: verdict.warnings, contentDisposition: response.contentDisposition))
+            warnings: verdict.warnings, contentDisposition: response.contentDisposition, retryAfter: handedOff))
     }
 
     /// Where a completed redirect response sends the request next; nil for any other response.

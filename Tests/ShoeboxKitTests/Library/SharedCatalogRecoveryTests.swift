@@ -1,0 +1,164 @@
+import Foundation
+import ShoeboxTestSupport
+import XCTest
+@testable import ShoeboxKit
+
+/// Recovery with a catalog shared by several writers (a real PostgreSQL 15 on 127.0.0.1): a
+/// writer killed between publishing a batch and committing it leaves objects at paths still
+/// reserved for it; the next writer removes those, and never touches a live writer's
+/// reservations or a catalogued original. Also the writers' own staging folders.
+final class SharedCatalogRecoveryTests: XCTestCase {
+    nonisolated(unsafe) static var server: PostgresServer?
+    nonisolated(unsafe) static var startError: Error?
+
+    override class func setUp() {
+        super.setUp()
+        do {
+            server = try PostgresServer()
+        } catch {
+            startError = error
+        }
+    }
+
+    override class func tearDown() {
+        server?.stop()
+        server = nil
+        super.tearDown()
+    }
+
+    private var uri = ""
+    private var layout: LibraryLayout!
+
+    override func setUpWithError() throws {
+        if let error = Self.startError { throw error }
+        uri = try XCTUnwrap(Self.server).makeDatabase()
+        layout = LibraryLayout(root: try makeTemporaryDirectory(self).path + "/library")
+    }
+
+    private func sha256(_ data: Data) -> String {
+        let hasher = SHA256Hasher()
+        hasher.update(data)
+        return hasher.finalizeHex()
+    }
+
+    /// Stages `data` in `store`, reserves `path` for it in `catalog` and publishes it there: a
+    /// batch up to the moment before its commit.
+    private func publishUncommitted(_ data: Data, at path: String, store: OriginalStore, catalog: Catalog) throws -> String {
+        let sha = sha256(data)
+        let file = try store.makeStagingFile()
+        _ = data.withUnsafeBytes { write(file.descriptor, $0.baseAddress, $0.count) }
+        try store.stage(file, sha256: sha)
+        try store.syncStaged()
+        XCTAssertTrue(try catalog.reservePath(path, for: sha))
+        XCTAssertEqual(try store.publish(sha256: sha, to: path), .created)
+        return sha
+    }
+
+    /// Runs recovery until `count` objects were removed (or, with `reservations`, until the
+    /// stale reservations are gone), for at most 5 s: a closed connection's backend, and so
+    /// its advisory lock, ends a moment after the client hangs up. The objects removed.
+    private func recoverUntilDropped(_ count: Int, store: OriginalStore, catalog: PostgresCatalog, reservations: Bool = false) throws -> Int {
+        var dropped = 0
+        for _ in 0..<50 {
+            let stale = try catalog.staleReservations(olderThan: 0).count
+            dropped += try LibraryRecovery.run(store: store, sharedCatalog: catalog, staleAfter: 0).dropped
+            if reservations ? stale > 0 : dropped >= count { break }
+            usleep(100_000)
+        }
+        return dropped
+    }
+
+    private func record(_ sha: String, _ path: String, bytes: Int) -> OriginalRecord {
+        OriginalRecord(sha256: sha, path: path, bytes: Int64(bytes), contentType: "image/jpeg", width: nil, height: nil,
+                       takenAt: nil, datedBy: nil, make: nil, model: nil, gpsLatitude: nil, gpsLongitude: nil,
+                       gpsAltitude: nil, orientation: nil, addedAt: "2026-12-02T06:00:00Z")
+    }
+
+    func testADeadWritersUncommittedObjectsAreRemovedAndLiveOnesAndCataloguedOnesKept() throws {
+        let staging = try WriterStagingFolder(parent: layout.staging, library: layout.root)
+        let store = try LocalOriginalStore(layout: layout, staging: staging.path)
+
+        // Writer A: published, never committed, then killed (its connection ends).
+        let deadWriter = try PostgresCatalog(uri: uri)
+        let orphan = Data("published by a writer killed before its commit".utf8)
+        _ = try publishUncommitted(orphan, at: "originals/2026/12/02/orphan.jpg", store: store, catalog: deadWriter)
+        // Writer C: committed its row, then killed before releasing its reservation.
+        let committedWriter = try PostgresCatalog(uri: uri)
+        let kept = Data("published and committed".utf8)
+        let keptSHA = try publishUncommitted(kept, at: "originals/2026/12/02/kept.jpg", store: store, catalog: committedWriter)
+        try committedWriter.insertOriginal(record(keptSHA, "originals/2026/12/02/kept.jpg", bytes: kept.count))
+        deadWriter.close()
+        committedWriter.close()
+        // Writer B: alive, between its publish and its commit.
+        let liveWriter = try PostgresCatalog(uri: uri)
+        defer { liveWriter.close() }
+        let inFlight = Data("published by a live writer, commit coming".utf8)
+        _ = try publishUncommitted(inFlight, at: "originals/2026/12/02/in-flight.jpg", store: store, catalog: liveWriter)
+
+        let recovering = try PostgresCatalog(uri: uri)
+        defer { recovering.close() }
+        let dropped = try recoverUntilDropped(1, store: store, catalog: recovering)
+        XCTAssertEqual(dropped, 1)
+        XCTAssertFalse(try store.exists(path: "originals/2026/12/02/orphan.jpg"), "the dead writer's uncommitted object is removed")
+        XCTAssertEqual(FileManager.default.contents(atPath: layout.absolute("originals/2026/12/02/kept.jpg")), kept,
+                       "a catalogued original is never removed")
+        XCTAssertEqual(FileManager.default.contents(atPath: layout.absolute("originals/2026/12/02/in-flight.jpg")), inFlight,
+                       "a live writer's object is left alone")
+        // The dead writers' reservations ended; the live one's holds.
+        XCTAssertTrue(try recovering.reservePath("originals/2026/12/02/orphan.jpg", for: sha256(Data("new".utf8))))
+        XCTAssertFalse(try recovering.reservePath("originals/2026/12/02/in-flight.jpg", for: sha256(Data("new".utf8))))
+        XCTAssertEqual(try recovering.original(path: "originals/2026/12/02/kept.jpg")?.sha256, keptSHA)
+    }
+
+    func testAYoungReservationIsNotTakenForAbandonedEvenIfItsWriterIsGone() throws {
+        let store = try LocalOriginalStore(layout: layout)
+        let writer = try PostgresCatalog(uri: uri)
+        let data = Data("reserved a moment ago".utf8)
+        _ = try publishUncommitted(data, at: "originals/2026/12/02/young.jpg", store: store, catalog: writer)
+        writer.close()
+        let recovering = try PostgresCatalog(uri: uri)
+        defer { recovering.close() }
+        let report = try LibraryRecovery.run(store: store, sharedCatalog: recovering, staleAfter: 3600)
+        XCTAssertEqual(report.dropped, 0)
+        XCTAssertTrue(try store.exists(path: "originals/2026/12/02/young.jpg"))
+    }
+
+    func testAnotherWritersOtherBytesAtAStalePathAreNotRemoved() throws {
+        let store = try LocalOriginalStore(layout: layout)
+        let writer = try PostgresCatalog(uri: uri)
+        let reserved = Data("the content the path was reserved for".utf8)
+        XCTAssertTrue(try writer.reservePath("originals/2026/12/02/other.jpg", for: sha256(reserved)))
+        writer.close()
+        // Other bytes at the path (put there by hand): not the dead writer's object.
+        try FileManager.default.createDirectory(atPath: layout.absolute("originals/2026/12/02"), withIntermediateDirectories: true)
+        let other = Data("someone else's bytes".utf8)
+        try other.write(to: URL(fileURLWithPath: layout.absolute("originals/2026/12/02/other.jpg")))
+        let recovering = try PostgresCatalog(uri: uri)
+        defer { recovering.close() }
+        XCTAssertEqual(try recoverUntilDropped(1, store: store, catalog: recovering, reservations: true), 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: layout.absolute("originals/2026/12/02/other.jpg")), other)
+    }
+
+    func testEachWriterStagesInItsOwnFolderAndAGoneWritersFolderIsSwept() throws {
+        let first = try WriterStagingFolder(parent: layout.staging, library: layout.root)
+        let second = try WriterStagingFolder(parent: layout.staging, library: layout.root)
+        XCTAssertNotEqual(first.path, second.path)
+        let storeA = try LocalOriginalStore(layout: layout, staging: first.path)
+        let storeB = try LocalOriginalStore(layout: layout, staging: second.path)
+        let partial = try storeA.makeStagingFile()
+        XCTAssertEqual(try storeB.removePartialDownloads(), 0, "one writer's start-up never removes another's download in progress")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path))
+        close(partial.descriptor)
+
+        // A writer killed: its folder stays, unlocked (simulated: a folder whose owner lock nobody holds).
+        let dead = layout.staging + "/" + WriterStagingFolder.namePrefix + "gone-1-abc"
+        try FileManager.default.createDirectory(atPath: dead, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: dead + "/owner", contents: Data())
+        FileManager.default.createFile(atPath: dead + "/x.part", contents: Data("half".utf8))
+        let third = try WriterStagingFolder(parent: layout.staging, library: layout.root)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dead), "a gone writer's folder is swept")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: first.path), "a live writer's folder is not")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path))
+        withExtendedLifetime([first, second, third]) {}
+    }
+}
