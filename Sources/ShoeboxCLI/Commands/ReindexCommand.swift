@@ -57,11 +57,27 @@ public enum ReindexCommand: Command {
             encoder.keyEncodingStrategy = .convertToSnakeCase  // as every other --json
             console.out((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
         } else {
-            for line in lines(report, layout: layout) { console.out(TerminalText.oneLine(line)) }
+            let shown = configuration.catalog.isShared ? sharedLines(report, configuration: configuration) : lines(report, layout: layout)
+            for line in shown { console.out(TerminalText.oneLine(line)) }
         }
         let clean = report.unreadableFiles.isEmpty && report.unreadableFolders.isEmpty && report.changedFiles.isEmpty && report.notImages.isEmpty
             && report.notRegularFiles.isEmpty && report.nonUTF8Names.isEmpty
         return clean ? ExitStatus.success : ExitStatus.someFailed
+    }
+
+    /// On a shared catalog reindex adopts what the store holds and the catalog lacks.
+    static func sharedLines(_ report: ReindexReport, configuration: LibraryConfiguration) -> [String] {
+        var lines = [String(format: "reindex: checked the originals against %@ in %.2f s", configuration.catalog.description, report.seconds)]
+        lines.append("originals: \(report.originals) (\(report.originalsFromJournal) catalogued already, "
+            + "\(report.originalsFromFiles) recorded from their files or objects)")
+        if report.tempFilesRemoved > 0 {
+            lines.append("interrupted writers: \(Counted.text(report.tempFilesRemoved, "uncommitted object or partial download")) removed")
+        }
+        for path in report.duplicateFiles { lines.append("duplicate \(path): same bytes as another original; left out of the catalog") }
+        for path in report.unreadableFiles { lines.append("unreadable \(path): could not be hashed; left out of the catalog") }
+        for path in report.notImages { lines.append("not-an-image \(path): no image format; left out of the catalog, move it out of originals/") }
+        for path in report.notRegularFiles { lines.append("not-a-file \(path): not a regular file; left out of the catalog, move it out of originals/") }
+        return lines
     }
 
     static func lines(_ report: ReindexReport, layout: LibraryLayout) -> [String] {

@@ -39,12 +39,13 @@ public struct LibraryReindexer: Sendable {
 
     public var isCancelled: Bool { cancellation.isSet }
 
-    private func stopIfCancelled() throws {
+    func stopIfCancelled() throws {
         if cancellation.isSet { throw VerifyError.interrupted(catalog: layout.catalog) }
     }
 
     public func run() throws -> ReindexReport {
         let start = Date()
+        if configuration.catalog.isShared { return try runOnSharedCatalog(start: start) }
         try LibraryVerifier.requireLibrary(configuration)
         let cancellation = cancellation
         let library = try Library.openForWriting(
@@ -197,7 +198,7 @@ public struct LibraryReindexer: Sendable {
     }
 
     /// The hash an object carries, else its streamed SHA-256 (bytes counted only when hashed here).
-    private static func remoteHash(_ file: LibraryFile, in store: OriginalStore) throws -> (sha256: String, bytes: Int64) {
+    static func remoteHash(_ file: LibraryFile, in store: OriginalStore) throws -> (sha256: String, bytes: Int64) {
         if let recorded = try store.recordedSHA256(path: file.path), recorded.count == 64,
            recorded.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) {
             return (recorded, 0)
@@ -271,12 +272,12 @@ public struct LibraryReindexer: Sendable {
 
     /// What the file itself says, for an original the journal does not know (sniffed as `format`).
     /// The image format of a file by its first bytes; nil for a file that is no image.
-    private func sniff(_ file: LibraryFile, remote: OriginalStore?) throws -> ImageFormat? {
+    func sniff(_ file: LibraryFile, remote: OriginalStore?) throws -> ImageFormat? {
         guard let remote else { return FormatSniffer.sniff(fileAt: layout.absolute(file.path)) }
         return FormatSniffer.sniff(try remote.read(path: file.path, offset: 0, count: FormatSniffer.prefixLength))
     }
 
-    private func recordFromFile(_ file: LibraryFile, sha256: String, format: ImageFormat, remote: OriginalStore?) -> OriginalRecord {
+    func recordFromFile(_ file: LibraryFile, sha256: String, format: ImageFormat, remote: OriginalStore?) -> OriginalRecord {
         let absolute = layout.absolute(file.path)
         let metadata = readMetadata == nil ? nil
             : remote.map { try? MetadataReader.read(store: $0, path: file.path) } ?? readMetadata.flatMap { try? $0(absolute) }
