@@ -78,6 +78,11 @@ public protocol WorkQueue: AnyObject, Sendable {
     /// grows with the claimed and retry-waiting items, not with the list); `exact: true`
     /// counts every item of the list (a full scan of its rows: for checks, not for polling).
     func status(list: ListIdentity, exact: Bool) throws -> QueueStatus?
+
+    /// Ends this connection to the queue (a load in progress stops at its next batch, as if
+    /// its process died); later calls throw `WorkQueueError.closed`. Claims stay held until
+    /// their lease runs out: call `release` first for a clean stop.
+    func close()
 }
 
 extension WorkQueue {

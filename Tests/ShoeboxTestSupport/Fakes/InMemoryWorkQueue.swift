@@ -195,15 +195,30 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
             guard let listID = store.lists[list.sha256]?.id else { throw WorkQueueError.unknownList(list) }
             let now = store.clock()
             heartbeat(worker, list: listID, leaseUntil: now + lease, now: now, extendOnly: true)
-            let mine = store.items.indices.filter { store.items[$0].list == listID }
-            let expired = mine.filter {
-                store.items[$0].state == .claimed && store.items[$0].leaseUntil.map { $0 < now } ?? false
-            }.sorted { store.items[$0].leaseUntil! < store.items[$1].leaseUntil! }
-            let due = mine.filter {
-                store.items[$0].state == .waiting && store.items[$0].notBefore.map { $0 <= now } ?? false
-            }.sorted { store.items[$0].notBefore! < store.items[$1].notBefore! }
-            let fresh = mine.filter { store.items[$0].state == .waiting && store.items[$0].notBefore == nil }
-            let picked = Array((expired + due + fresh).prefix(limit))
+            // One pass: expired leases and due retries anywhere, fresh items in id order.
+            var expired: [(Date, Int)] = []
+            var due: [(Date, Int)] = []
+            var fresh: [Int] = []
+            store.items.withUnsafeBufferPointer { items in
+                for index in items.indices where items[index].list == listID {
+                    let item = items[index]
+                    switch item.state {
+                    case .claimed:
+                        if let until = item.leaseUntil, until < now { expired.append((until, index)) }
+                    case .waiting:
+                        if let notBefore = item.notBefore {
+                            if notBefore <= now { due.append((notBefore, index)) }
+                        } else if fresh.count < limit {
+                            fresh.append(index)
+                        }
+                    case .done, .failed:
+                        break
+                    }
+                }
+            }
+            expired.sort { $0 < $1 }
+            due.sort { $0 < $1 }
+            let picked = Array((expired.map(\.1) + due.map(\.1) + fresh).prefix(limit))
             for index in picked {
                 store.items[index].state = .claimed
                 store.items[index].worker = worker.id
