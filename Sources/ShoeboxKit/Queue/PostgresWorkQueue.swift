@@ -125,6 +125,7 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
 
     // MARK: Loading
 
+    @discardableResult
     public func load(
         list: ListIdentity, entries: some Sequence<(line: Int, url: String)>, batchSize: Int, wait: Bool
     ) throws -> QueueLoadReport {
@@ -235,11 +236,12 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
                     id: row.int64(0) ?? 0, url: row.string(1) ?? "", line: row.int(2) ?? 0, attempts: row.int(3) ?? 0,
                     claims: row.int(4) ?? 0, lastError: row.string(5))
             }
-            // RETURNING gives no order: hand them out as claimed (expired, due, fresh by id).
-            return items.sorted { $0.id < $1.id }
+            // RETURNING gives no order: in list order.
+            return items.sorted { $0.line < $1.line }
         }
     }
 
+    @discardableResult
     public func renew(worker: WorkerIdentity, lease: Double) throws -> Set<Int64> {
         try call {
             Set(
@@ -250,6 +252,7 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     public func complete(worker: WorkerIdentity, items: [WorkCompletion]) throws -> Set<Int64> {
         guard !items.isEmpty else { return [] }
         return try call {
@@ -261,6 +264,7 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     public func retryLater(worker: WorkerIdentity, item: Int64, delay: Double, reason: String) throws -> Bool {
         try call {
             try !connection.query(
@@ -269,6 +273,7 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     public func fail(worker: WorkerIdentity, item: Int64, reason: String) throws -> Bool {
         try call {
             try connection.query(PostgresWorkQueueSchema.fail, [.text(worker.id), .integer(item), .text(reason)]) {
@@ -277,6 +282,7 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     public func release(worker: WorkerIdentity) throws -> Int {
         try call { try connection.query(PostgresWorkQueueSchema.release, [.text(worker.id)]) { _ in () }.count }
     }

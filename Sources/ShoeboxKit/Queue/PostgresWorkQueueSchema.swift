@@ -21,10 +21,12 @@
 /// Indexes: one partial index per way an item becomes claimable, so a claim starts where the
 /// claimable items are instead of walking past claimed, waiting-for-retry or done ones —
 /// on a 50-million-row list, done rows leave every partial index:
-/// - `work_items_fresh (list_id, id) WHERE state = 'waiting' AND not_before IS NULL`
-///   (never tried or released: in list order);
-/// - `work_items_retry (list_id, not_before) WHERE state = 'waiting' AND not_before IS NOT NULL`;
-/// - `work_items_leases (list_id, lease_until) WHERE state = 'claimed'` (expired leases;
+/// - `work_items_fresh (list_id, line) WHERE state = 'waiting' AND not_before IS NULL`
+///   (never tried or released: in list order). Ordered by line, not id: with `ORDER BY id`
+///   the planner took the primary key for a list that was mostly fresh, a plan that walks
+///   past every done row once most are done;
+/// - `work_items_retry (list_id, not_before, line) WHERE state = 'waiting' AND not_before IS NOT NULL`;
+/// - `work_items_leases (list_id, lease_until, line) WHERE state = 'claimed'` (expired leases;
 ///   also the claimed counts of `status`);
 /// - `work_items_holder (worker) WHERE state = 'claimed'` (renew, release, complete).
 /// A new row enters three indexes (primary key, URL key, fresh).
@@ -77,12 +79,12 @@ enum PostgresWorkQueueSchema {
         )
         """,
         "CREATE UNIQUE INDEX IF NOT EXISTS work_items_url ON work_items (shoebox_url_key(url))",
-        "CREATE INDEX IF NOT EXISTS work_items_fresh ON work_items (list_id, id) WHERE state = 'waiting' AND not_before IS NULL",
+        "CREATE INDEX IF NOT EXISTS work_items_fresh ON work_items (list_id, line) WHERE state = 'waiting' AND not_before IS NULL",
         """
-        CREATE INDEX IF NOT EXISTS work_items_retry ON work_items (list_id, not_before)
+        CREATE INDEX IF NOT EXISTS work_items_retry ON work_items (list_id, not_before, line)
             WHERE state = 'waiting' AND not_before IS NOT NULL
         """,
-        "CREATE INDEX IF NOT EXISTS work_items_leases ON work_items (list_id, lease_until) WHERE state = 'claimed'",
+        "CREATE INDEX IF NOT EXISTS work_items_leases ON work_items (list_id, lease_until, line) WHERE state = 'claimed'",
         "CREATE INDEX IF NOT EXISTS work_items_holder ON work_items (worker) WHERE state = 'claimed'",
         """
         CREATE TABLE IF NOT EXISTS work_workers (
@@ -122,11 +124,16 @@ enum PostgresWorkQueueSchema {
 
     /// One batch and the progress it makes, atomically: $1 list id, $2 lines, $3 URLs,
     /// $4 the line reached, $5 how many URLs. Returns the rows added.
-    /// `ON CONFLICT DO NOTHING` also drops a URL listed twice within the batch.
+    /// `ON CONFLICT DO NOTHING` also drops a URL listed twice within the batch. Rows go in in
+    /// the order of the unique key: two lists sharing URLs, loading at once, then wait for
+    /// each other's uncommitted keys in one order and cannot deadlock (in list order they
+    /// did, in the test with two lists in opposite orders). Ids therefore follow the key
+    /// within a batch; claims go by line.
     static let insertBatch = """
         WITH added AS (
             INSERT INTO work_items (list_id, line, url)
             SELECT $1, entry.line, entry.url FROM unnest($2::bigint[], $3::text[]) AS entry (line, url)
+            ORDER BY shoebox_url_key(entry.url)
             ON CONFLICT DO NOTHING
             RETURNING 1
         )
@@ -158,18 +165,18 @@ enum PostgresWorkQueueSchema {
             SELECT id FROM (
                 SELECT id FROM (
                     SELECT id FROM work_items WHERE list_id = $4 AND state = 'claimed' AND lease_until < now()
-                    ORDER BY lease_until LIMIT $5 FOR UPDATE SKIP LOCKED
+                    ORDER BY lease_until, line LIMIT $5 FOR UPDATE SKIP LOCKED
                 ) AS expired
                 UNION ALL
                 SELECT id FROM (
                     SELECT id FROM work_items WHERE list_id = $4 AND state = 'waiting' AND not_before IS NOT NULL
                         AND not_before <= now()
-                    ORDER BY not_before LIMIT $5 FOR UPDATE SKIP LOCKED
+                    ORDER BY not_before, line LIMIT $5 FOR UPDATE SKIP LOCKED
                 ) AS due
                 UNION ALL
                 SELECT id FROM (
                     SELECT id FROM work_items WHERE list_id = $4 AND state = 'waiting' AND not_before IS NULL
-                    ORDER BY id LIMIT $5 FOR UPDATE SKIP LOCKED
+                    ORDER BY line LIMIT $5 FOR UPDATE SKIP LOCKED
                 ) AS fresh
             ) AS claimable
             LIMIT $5

@@ -36,6 +36,7 @@ public protocol WorkQueue: AnyObject, Sendable {
     ///
     /// `wait`: when another worker is loading the list, wait until it finishes (or dies, then
     /// continue its work) instead of returning `.loadingElsewhere`.
+    @discardableResult
     func load(
         list: ListIdentity, entries: some Sequence<(line: Int, url: String)>, batchSize: Int, wait: Bool
     ) throws -> QueueLoadReport
@@ -87,6 +88,7 @@ public protocol WorkQueue: AnyObject, Sendable {
 
 extension WorkQueue {
     /// Loads with batches of 5,000 entries, waiting for another loader.
+    @discardableResult
     public func load(list: ListIdentity, entries: some Sequence<(line: Int, url: String)>) throws -> QueueLoadReport {
         try load(list: list, entries: entries, batchSize: 5_000, wait: true)
     }

@@ -112,6 +112,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
 
     // MARK: Loading
 
+    @discardableResult
     public func load(
         list: ListIdentity, entries: some Sequence<(line: Int, url: String)>, batchSize: Int, wait: Bool
     ) throws -> QueueLoadReport {
@@ -225,7 +226,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
                 store.items[index].leaseUntil = now + lease
                 store.items[index].claims += 1
             }
-            return picked.sorted().map { index in
+            return picked.sorted { store.items[$0].line < store.items[$1].line }.map { index in
                 let item = store.items[index]
                 return WorkItem(
                     id: item.id, url: item.url, line: item.line, attempts: item.attempts, claims: item.claims,
@@ -257,6 +258,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
         return store.items.indices.contains(index) ? index : nil
     }
 
+    @discardableResult
     public func renew(worker: WorkerIdentity, lease: Double) throws -> Set<Int64> {
         try call {
             let now = store.clock()
@@ -270,6 +272,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     public func complete(worker: WorkerIdentity, items: [WorkCompletion]) throws -> Set<Int64> {
         try call {
             var ids: Set<Int64> = []
@@ -291,6 +294,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
         store.tallies[key] = (old.done + done, old.failed + failed)
     }
 
+    @discardableResult
     public func retryLater(worker: WorkerIdentity, item: Int64, delay: Double, reason: String) throws -> Bool {
         try call {
             guard let index = index(of: item), held(index, by: worker) else { return false }
@@ -304,6 +308,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     public func fail(worker: WorkerIdentity, item: Int64, reason: String) throws -> Bool {
         try call {
             guard let index = index(of: item), held(index, by: worker) else { return false }
@@ -316,6 +321,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     public func release(worker: WorkerIdentity) throws -> Int {
         try call {
             let now = store.clock()
