@@ -197,7 +197,8 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
 
     private func insertBatch(list: Int64, lines: [Int64], urls: [String], through: Int) throws -> Int {
         let values: [PostgresValue] = [
-            .integer(list), .integerArray(lines), .textArray(urls), .integer(Int64(through)), .integer(Int64(urls.count)),
+            .integer(list), .integerArray(lines), .textArray(urls), .textArray(urls.map(Self.urlKey)),
+            .integer(Int64(through)), .integer(Int64(urls.count)),
         ]
         var tries = 0
         while true {
@@ -209,6 +210,14 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
                 tries += 1
             }
         }
+    }
+
+    /// The unique key of a URL: the SHA-256 of its UTF-8 bytes, in hex.
+    static func urlKey(_ url: String) -> String {
+        let hasher = SHA256Hasher()
+        var url = url
+        url.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        return hasher.finalizeHex()
     }
 
     private func listID(_ list: ListIdentity) throws -> Int64 {
