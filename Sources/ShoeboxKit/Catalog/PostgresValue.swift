@@ -13,6 +13,30 @@ enum PostgresValue: Sendable, Equatable {
     static func of(_ value: Int?) -> PostgresValue { value.map { .integer(Int64($0)) } ?? .null }
     static func of(_ value: Double?) -> PostgresValue { value.map { .double($0) } ?? .null }
 
+    /// A `text[]` parameter as an array literal, every element quoted (`"` and `\` escaped):
+    /// send it as `$n::text[]`. The strings must not hold NUL (libpq sends C strings).
+    static func textArray(_ values: [String]) -> PostgresValue {
+        // Bytes, not Characters: a quote followed by a combining mark is one Character.
+        var literal: [UInt8] = [UInt8(ascii: "{")]
+        literal.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
+        for (index, value) in values.enumerated() {
+            if index > 0 { literal.append(UInt8(ascii: ",")) }
+            literal.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
+                literal.append(byte)
+            }
+            literal.append(UInt8(ascii: "\""))
+        }
+        literal.append(UInt8(ascii: "}"))
+        return .text(String(decoding: literal, as: UTF8.self))
+    }
+
+    /// A `bigint[]` parameter (`$n::bigint[]`).
+    static func integerArray(_ values: [Int64]) -> PostgresValue {
+        .text("{" + values.map(String.init).joined(separator: ",") + "}")
+    }
+
     /// The text sent to the server; nil for SQL NULL.
     var parameter: String? {
         switch self {

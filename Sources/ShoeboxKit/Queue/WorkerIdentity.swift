@@ -1,0 +1,27 @@
+import Foundation
+
+/// One worker process on one machine, as the queue knows it: a unique id (a new one per run,
+/// so a restarted process never inherits a dead one's claims by accident), and the host name
+/// and process id shown by `status`.
+public struct WorkerIdentity: Sendable, Hashable, CustomStringConvertible {
+    public let id: String
+    public let host: String
+    public let pid: Int
+
+    public init(id: String, host: String, pid: Int) {
+        self.id = id
+        self.host = host
+        self.pid = pid
+    }
+
+    /// This process: id `HOST-PID-XXXXXXXX` (8 random hex digits).
+    public static func current() -> WorkerIdentity {
+        let host = ProcessInfo.processInfo.hostName
+        let pid = Int(ProcessInfo.processInfo.processIdentifier)
+        let random = String(UInt32.random(in: .min ... .max), radix: 16)
+        let suffix = String(repeating: "0", count: 8 - random.count) + random
+        return WorkerIdentity(id: "\(host)-\(pid)-\(suffix)", host: host, pid: pid)
+    }
+
+    public var description: String { id }
+}
