@@ -7,6 +7,7 @@ public enum CommandRegistry {
         GalleryCommand.self,
         VerifyCommand.self,
         ReindexCommand.self,
+        StatusCommand.self,
         CompletionsCommand.self,
         HelpCommand.self,
     ] }

@@ -50,7 +50,7 @@ public enum ShoeboxCLI {
             return ExitStatus.usage
         } catch {
             console.error("\(command.spec.name): \(error)")
-            return ExitStatus.someFailed
+            return ExitStatus.of(error)
         }
     }
 }

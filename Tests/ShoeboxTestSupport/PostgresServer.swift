@@ -146,6 +146,28 @@ public final class PostgresServer: @unchecked Sendable {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Stops the server at once (`pg_ctl stop -m immediate`: connections cut, as by a crash or
+    /// a network cut), keeping its data, until `resume`.
+    public func pause() throws {
+        try runScript(["stop", directory])
+    }
+
+    /// Starts a paused server again, on the same port.
+    public func resume() throws {
+        try runScript(["resume", directory, String(port)])
+    }
+
+    private func runScript(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [Self.scriptPath] + arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw StartFailure(description: "start-postgres.sh \(arguments.joined(separator: " ")) failed with \(process.terminationStatus)")
+        }
+    }
+
     /// Stops the server at once (`pg_ctl stop -m immediate`) and removes the folder. Safe to call twice.
     public func stop() {
         lock.lock()

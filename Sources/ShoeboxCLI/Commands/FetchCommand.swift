@@ -37,6 +37,7 @@ public enum FetchCommand: Command {
             OptionSpec("refresh", help: "Revalidate archived URLs (If-None-Match/If-Modified-Since) instead of skipping them."),
             OptionSpec("strict", help: "Refuse to start when any list line is not an http(s) URL."),
             OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),
+            OptionSpec("lease", .value("SECS"), help: "With --catalog: how long this worker's claims on the shared list last unless renewed; a killed worker's URLs go to others after it.", default: "60"),
             OptionSpec("quiet", short: "q", help: "Print no progress and no summary: only failures, warnings and errors on stderr."),
             OptionSpec("verbose", short: "v", help: "Print one line per HTTP request on stderr (each redirect hop and retry): method, URL, status, bytes, time."),
             OptionSpec("dry-run", short: "n", help: "Say what would be fetched, skipped or refused, without any request and without writing to the library."),
@@ -46,7 +47,10 @@ public enum FetchCommand: Command {
         LIST is a file with one URL per line ('-' reads stdin); blank lines and lines starting with '#' are ignored.
         Originals are stored under LIBRARY/originals/YYYY/MM/DD/ by capture date, byte for byte, read-only.
         Exit status: 0 all stored/duplicate/unchanged/skipped, 1 some failed or rejected, 2 usage or unreadable list,
-        3 library locked by another writer, 4 library unusable (unwritable, full disk, corrupt catalog), 130 interrupted.
+        3 library locked by another writer, 4 library unusable (unwritable, full disk, corrupt catalog),
+        5 shared catalog unreachable, 130 interrupted.
+        With --catalog postgres://…, several workers (on one machine or many) share each list: the first loads it
+        into the catalog's database, each claims URLs from it until the list is finished (see 'shoebox status').
         """
     )
 
@@ -61,6 +65,7 @@ public enum FetchCommand: Command {
         }
         configuration.strict = arguments.flag("strict")
         configuration.waitForLock = arguments.flag("wait")
+        configuration.lease = try arguments.seconds("lease", default: configuration.lease, in: 3...3600)
 
         let quiet = arguments.flag("quiet"), verbose = arguments.flag("verbose")
         if quiet && verbose { throw UsageError.conflicting("--quiet and --verbose contradict each other: give one") }
@@ -83,7 +88,7 @@ public enum FetchCommand: Command {
         }
         let outputFailed = console.outputFailure != nil
         reporter.printSummary(summary, outputFailed: outputFailed)
-        if summary.stopReason != nil { return ExitStatus.libraryUnusable }
+        if summary.stopReason != nil { return summary.catalogUnreachable ? ExitStatus.catalogUnreachable : ExitStatus.libraryUnusable }
         // `settle` names the failure, and makes a closed pipe (`| head`) 141.
         if outputFailed { return ExitStatus.someFailed }
         if summary.cancelled { return ExitStatus.interrupted }

@@ -26,6 +26,8 @@ public struct FetchResult: Sendable {
     public var restoredOriginal = false
     /// A failure handed back to the shared work queue, to be retried after this many seconds.
     public var retryAfter: Double?
+    /// Downloaded but not recorded: the run stopped first (the URL is to be fetched again).
+    public var unrecorded = false
 
     public init(url: String, origin: String, outcome: FetchOutcome, reason: String? = nil, attempts: Int = 0) {
         self.url = url

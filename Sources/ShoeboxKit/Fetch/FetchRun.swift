@@ -16,6 +16,9 @@ public final class FetchRun: @unchecked Sendable {
         public var strict = false
         /// Wait for another writer instead of failing.
         public var waitForLock = false
+        /// With a shared catalog: seconds a worker's claims on the work queue last unless renewed
+        /// (renewed every third of that); a killed worker's URLs return to the queue after it.
+        public var lease: Double = 60
         /// Temporary copies `--strict` reads in place of lists that can be read only once
         /// (stdin, pipes), with the name each list was given by (set by `run`).
         var spooledLists: [String: String] = [:]
@@ -40,6 +43,8 @@ public final class FetchRun: @unchecked Sendable {
     private var summary = FetchSummary()
     private var total: Int?
     private var engine: TransferEngine?
+    /// The shared work queue's side of this run, when it works from one.
+    private var queueIntake: QueueIntake?
     private let cancelFlag = ManagedAtomicFlag()
     private var startTime = 0.0
     /// Set (under `lock`) once the run ends, so no progress line is drawn after the summary.
@@ -74,7 +79,8 @@ public final class FetchRun: @unchecked Sendable {
         try configuration.options.validate()
         try URLListReader.checkReadable(lists)
         defer { for spooled in configuration.spooledLists.keys { unlink(spooled) } }
-        if configuration.strict {
+        // A shared queue knows a list by its bytes' hash: a stream is read into a file first.
+        if configuration.strict || configuration.library.catalog.isShared {
             var spooledCopies: [String: String] = [:]
             // In the order given: a producer feeding one FIFO after another waits for its reader.
             for list in lists where spooledCopies[list] == nil && URLListReader.isStream(list) {
@@ -85,7 +91,7 @@ public final class FetchRun: @unchecked Sendable {
                 spooledCopies[list] = spooled
             }
             lists = lists.map { spooledCopies[$0] ?? $0 }
-            try checkStrict(lists)
+            if configuration.strict { try checkStrict(lists) }
         }
 
         let layout = configuration.layout
@@ -110,29 +116,69 @@ public final class FetchRun: @unchecked Sendable {
         }
         let journal = try library.openChangeLog()
 
-        total = ListCounter.count(lists: lists, extra: configuration.urls.count)
-        let engine = try TransferEngine(options: configuration.options, staging: store)
+        let queue = lists.isEmpty ? nil : try library.openWorkQueue()
+        defer { queue?.close() }
+        let retryBound = configuration.library.environment["SHOEBOX_CATALOG_RETRY_SECONDS"].flatMap(Double.init) ?? 60
+        let retry = ConnectionRetry(bound: retryBound, onRetry: { [observer] error, wait in
+            observer.fetchNotice("the shared catalog did not answer (\(error)); trying again in \(String(format: "%.2g", wait)) s")
+        })
+        var identities: [ListIdentity] = []
+        if let queue {
+            identities = try QueueLoader.load(lists: lists, shownNames: configuration.spooledLists, queue: queue, retry: retry) {
+                [weak self] in self?.report($0)
+            }
+            for identity in identities {
+                if let status = try retry.run({ try queue.status(list: identity) }), status.isFinished {
+                    observer.fetchNotice("\(identity.name): finished (\(status.done) done, \(status.failed) failed) in the shared "
+                        + "catalog; nothing left to fetch (see shoebox status)")
+                }
+            }
+        } else {
+            total = ListCounter.count(lists: lists, extra: configuration.urls.count)
+        }
+        var engineOptions = configuration.options
+        // A long wait for a retry is handed back to the queue, for whichever worker is free then.
+        if queue != nil { engineOptions.handOffRetriesLongerThan = 5 }
+        let engine = try TransferEngine(options: engineOptions, staging: store)
         lock.lock()
         self.engine = engine
         lock.unlock()
         if cancelFlag.isSet { engine.cancel() }
 
         let archiver = Archiver(store: store, catalog: catalog, journal: journal.map { $0.append(originals:sources:) },
-                                publishFirst: library.isShared) { [weak self] in
+                                publishFirst: library.isShared, retry: retry) { [weak self] in
             self?.report($0)
         }
         let archiveQueue = ArchiveQueue(archiver: archiver, engine: engine)
         let progressTimer = startProgressTimer()
         defer { stopProgress(progressTimer) }
 
+        var intake: QueueIntake?
+        if let queue {
+            intake = QueueIntake(
+                queue: queue, worker: WorkerIdentity.current(), lists: identities, claimBatch: max(16, configuration.options.jobs * 2),
+                lease: configuration.lease, maxAttempts: configuration.options.retries + 1, retry: retry,
+                onInput: { [weak engine] in engine?.wakeUp() })
+            lock.withLock { queueIntake = intake }
+        }
         var requests = RequestSource(
-            configuration: configuration, lists: lists, catalog: lookupCatalog, store: store,
+            configuration: configuration, lists: intake.map { _ in [] } ?? lists, entries: intake, catalog: lookupCatalog, store: store,
+            catalogIsShared: library.isShared, retry: retry,
             report: { [weak self] in self?.report($0) },
             countRepeat: { [weak self] in self?.countRepeat() },
             onInput: { [weak engine] in engine?.wakeUp() })
         engine.run(next: { requests.next() }, completion: archiveQueue.submit)
         requests.stop()
         let fatal = archiveQueue.finish()
+        // What this worker still holds goes back to the queue at once (Ctrl-C, a stop).
+        if let intake {
+            lock.withLock { queueIntake = nil }
+            do {
+                try intake.close()
+            } catch {
+                observer.fetchNotice("could not hand back this worker's claims (\(error)); they return when the lease runs out")
+            }
+        }
         if let readError = requests.readError { throw readError }
 
         lock.lock()
@@ -142,6 +188,7 @@ public final class FetchRun: @unchecked Sendable {
         summary.interrupted = engine.interruptedCount
         if let error = fatal ?? engine.stopError {
             summary.stopReason = "\(error)"
+            summary.catalogUnreachable = ConnectionRetry.isConnectionLoss(error)
         }
         // Stopped early (Ctrl-C, a full disk): what the list still held was never tried.
         if summary.cancelled || summary.stopReason != nil, let total {
@@ -171,9 +218,16 @@ public final class FetchRun: @unchecked Sendable {
     }
 
     private func report(_ result: FetchResult) {
+        let intake = lock.withLock { queueIntake }
+        if let intake, intake.handBack(result) {
+            observer.fetchNotice("\(result.url): \(result.reason ?? "failed"); handed back to the shared list, "
+                + "to be tried again in \(Int((result.retryAfter ?? 0).rounded())) s by whichever worker is free then")
+            return
+        }
         lock.lock()
         summary.add(result)
         lock.unlock()
+        intake?.finish(result)
         observer.fetchDidFinish(result)
     }
 

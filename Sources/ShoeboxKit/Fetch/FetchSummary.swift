@@ -13,6 +13,8 @@ public struct FetchSummary: Sendable {
     public var notStarted = 0
     /// What stopped the run early (disk full, catalog failure), if anything did.
     public var stopReason: String?
+    /// The run stopped because the shared catalog went away and did not come back in time.
+    public var catalogUnreachable = false
     /// Originals recorded but not yet in place (their upload or move failed): the next run
     /// finishes them, and this run does not count as all good.
     public var notInPlace = 0

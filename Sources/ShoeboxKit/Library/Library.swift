@@ -112,6 +112,13 @@ public final class Library: @unchecked Sendable {
     /// reindex rebuilds from the store).
     public var isShared: Bool { configuration.catalog.isShared }
 
+    /// The work queue fetch's workers share a list through: the catalog's database for a
+    /// shared catalog; nil for the embedded default (one writer reads its lists itself).
+    public func openWorkQueue() throws -> WorkQueue? {
+        guard case .postgres(let uri) = configuration.catalog else { return nil }
+        return try PostgresWorkQueue(uri: uri)
+    }
+
     /// The change log a writer appends to before it commits; nil when the catalog is durable
     /// and shared by itself (PostgreSQL).
     public func openChangeLog() throws -> ChangeLog? {

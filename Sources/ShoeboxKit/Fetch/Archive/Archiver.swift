@@ -20,7 +20,8 @@ final class Archiver {
     private let catalog: Catalog
     private let journal: JournalWriter?
     private let publishFirst: Bool
-    /// How a shared catalog's commit rides out a lost connection.
+    /// How a shared catalog's lookups, reservations and commits ride out a lost connection
+    /// (each is safe to make twice).
     private let retry: ConnectionRetry
     /// Set when a batch's commit could not be confirmed either way: its reservations are kept,
     /// so that recovery (not this writer) decides about its objects.
@@ -89,13 +90,13 @@ final class Archiver {
     /// same URL with another password, fetched in this run).
     private func hasCopy(_ url: String, _ item: FetchItem) throws -> Bool {
         if sources.contains(where: { $0.url == url && $0.sha256 != nil }) { return true }
-        return try catalog.source(of: item)?.sha256 != nil
+        return try retry.run { try catalog.source(of: item) }?.sha256 != nil
     }
 
     private func recordUnchanged(_ item: FetchItem, _ result: inout FetchResult, _ source: inout SourceRecord) throws {
         result.outcome = .unchanged
-        guard let previous = try catalog.source(of: item), let sha256 = previous.sha256,
-              let original = try catalog.original(sha256: sha256) else {
+        guard let previous = try retry.run({ try catalog.source(of: item) }), let sha256 = previous.sha256,
+              let original = try retry.run({ try catalog.original(sha256: sha256) }) else {
             result.outcome = .failed
             result.reason = "server answered 304 Not Modified but the library has no copy of this URL; run without --refresh"
             return
@@ -126,10 +127,10 @@ final class Archiver {
         result.fileExtension = format.fileExtension
         source.sha256 = sha256
 
-        if let existing = try discarding(file, onError: { try catalog.original(sha256: sha256) }) {
+        if let existing = try discarding(file, onError: { try retry.run { try catalog.original(sha256: sha256) } }) {
             // --refresh (with no validator to send, or a server that ignores them): the same
             // bytes again for this URL.
-            let previous = try discarding(file) { try catalog.source(of: transfer.request.item) }
+            let previous = try discarding(file) { try retry.run { try catalog.source(of: transfer.request.item) } }
             result.outcome = previous?.sha256 == sha256 ? .unchanged : .duplicate
             fill(&result, with: existing)
             try restoreIfMissing(existing, from: file, &result)
@@ -159,7 +160,8 @@ final class Archiver {
                 // Taken: by a file or object already there, or (ignoring case) by a catalogued
                 // original or a path reserved for other content; else reserved for this one.
                 if store.existenceIsCheap, try store.exists(path: $0) { return true }
-                return try !catalog.reservePath($0, for: sha256)
+                let candidate = $0
+                return try !retry.run { try catalog.reservePath(candidate, for: sha256) }
             }
         }
         try store.stage(file, sha256: sha256)
@@ -206,6 +208,7 @@ final class Archiver {
         result.finalURL = transfer.finalURL
         result.httpStatus = transfer.httpStatus
         result.reason = "not recorded: the run stopped (\(error))"
+        result.unrecorded = true
         emit(result)
     }
 
@@ -340,6 +343,7 @@ final class Archiver {
                 result.reason = "could not record in the library: \(error)"
                 result.path = nil
             }
+            result.unrecorded = true
             emit(result)
         }
     }

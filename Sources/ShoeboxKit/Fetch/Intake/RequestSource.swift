@@ -4,29 +4,38 @@
 struct RequestSource {
     private let configuration: FetchRun.Configuration
     private let catalog: Catalog
+    /// How lookups in a shared catalog ride out a lost connection.
+    private let retry: ConnectionRetry
     private let store: OriginalStore
     /// False for a library with no source yet (a first run): then no URL needs a lookup.
     /// Only this run writes meanwhile (it holds the writer lock), and it never sees a URL twice.
+    /// Always true for a shared catalog, which other writers fill meanwhile.
     private let catalogHasSources: Bool
     private let report: (FetchResult) -> Void
     private let countRepeat: () -> Void
-    private let lists: ListPrefetcher
+    private let lists: ListEntries
     private var commandLineURLs: [String]
     private var seen = URLDeduplicator()
+    /// Entries from a shared work queue, whose items are distinct URLs already: one it hands
+    /// out again is a retry (or another worker's abandoned claim), not a repeat.
+    private let fromQueue: Bool
     private(set) var readError: Error?
 
     init(
-        configuration: FetchRun.Configuration, lists: [String], catalog: Catalog, store: OriginalStore,
+        configuration: FetchRun.Configuration, lists: [String], entries: ListEntries? = nil, catalog: Catalog, store: OriginalStore,
+        catalogIsShared: Bool = false, retry: ConnectionRetry = ConnectionRetry(),
         report: @escaping (FetchResult) -> Void, countRepeat: @escaping () -> Void,
         onInput: @escaping @Sendable () -> Void
     ) {
         self.configuration = configuration
+        self.retry = retry
         self.catalog = catalog
         self.store = store
-        catalogHasSources = (try? catalog.hasSources()) ?? true
+        catalogHasSources = catalogIsShared || ((try? catalog.hasSources()) ?? true)
         self.report = report
         self.countRepeat = countRepeat
-        self.lists = ListPrefetcher(reader: configuration.listReader(lists), onAvailable: onInput)
+        fromQueue = entries != nil
+        self.lists = entries ?? ListPrefetcher(reader: configuration.listReader(lists), onAvailable: onInput)
         commandLineURLs = configuration.urls.reversed()
     }
 
@@ -37,12 +46,12 @@ struct RequestSource {
             case .entry(.invalid(let origin, let line, let reason)):
                 report(FetchResult(url: URLValidator.withoutPassword(line), origin: origin, outcome: .failed, reason: reason))
             case .entry(.url(let item)):
-                guard seen.insert(item.identity) else {
+                guard fromQueue || seen.insert(item.identity) else {
                     countRepeat()
                     continue
                 }
                 do {
-                    if let request = try request(for: item) { return .request(request) }
+                    if let request = try retry.run({ try request(for: item) }) { return .request(request) }
                 } catch {
                     // A catalog that cannot answer must stop the run, not make it fetch everything again.
                     readError = error

@@ -235,6 +235,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_photo(self, key, q):
         self.note(key)
+        if "delay" in q:
+            time.sleep(float(q["delay"]))
         body = self.photo_bytes(key, q)
         headers = {}
         if "etag" in q:

@@ -14,6 +14,8 @@
 #       pipe open, so a crashed test process leaves no server behind.
 #   bash start-postgres.sh stop DIR
 #       Stops the server started on DIR (immediate mode: no shutdown checkpoint).
+#   bash start-postgres.sh resume DIR PORT
+#       Starts the stopped server of DIR again on PORT (a database that went away and came back).
 #
 # PostgreSQL refuses to run as root: as root, DIR is given to the user in
 # $SHOEBOX_PG_USER (default: postgres, made by Debian's postgresql package) and initdb
@@ -45,7 +47,14 @@ if [ "${1:-}" = stop ]; then
   exit 0
 fi
 
-dir="${1:?usage: start-postgres.sh DIR [--until-stdin-closes] | start-postgres.sh stop DIR}"
+if [ "${1:-}" = resume ]; then
+  dir="${2:?usage: start-postgres.sh resume DIR PORT}"
+  port="${3:?usage: start-postgres.sh resume DIR PORT}"
+  exec "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off" start >/dev/null
+fi
+
+dir="${1:?usage: start-postgres.sh DIR [--until-stdin-closes] | start-postgres.sh stop DIR | start-postgres.sh resume DIR PORT}"
 watch_stdin=0
 [ "${2:-}" = --until-stdin-closes ] && watch_stdin=1
 for tool in initdb pg_ctl; do

@@ -1,0 +1,10 @@
+/// Where `RequestSource` takes its entries from after the command-line URLs: the lists read
+/// ahead on a thread (`ListPrefetcher`), or a shared work queue (`QueueIntake`).
+protocol ListEntries: AnyObject {
+    /// The next entry, or `.waiting` (the engine is woken when there is more), `.end`, `.failed`.
+    func poll() -> ListPrefetcher.Poll
+    /// The run stops early: no more entries will be asked for.
+    func stop()
+}
+
+extension ListPrefetcher: ListEntries {}

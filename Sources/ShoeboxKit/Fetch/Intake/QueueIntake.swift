@@ -1,0 +1,204 @@
+import Foundation
+
+/// A fetch worker's side of the shared work queue: hands the transfer engine the URLs this
+/// worker claims, batch by batch, under a lease it renews, and tells the queue what became of
+/// each one.
+///
+/// - Claims: `claimBatch` items at a time, from the lists in turn, when the last batch is used
+///   up. Nothing claimable while other workers still hold items, or items wait for a retry
+///   time: the engine waits and is woken to look again (every second, or at the next retry);
+///   the run ends once every list is finished (all items done or failed), so a worker that
+///   outlives the others takes over what a dead one held once its lease runs out.
+/// - Results: done (stored, duplicate, unchanged, skipped, rejected) or failed for good are
+///   completed in batches; a failure the engine handed back (`FetchResult.retryAfter`, a 503
+///   with Retry-After) goes back to wait that long, for whichever worker is free then, until
+///   the item has had `maxAttempts`. A result the run could not record is not reported: its
+///   item is released when the run ends, as are items never started (Ctrl-C).
+/// - The lease is renewed every third of its length on a thread of its own, which also sends
+///   the completions gathered so far.
+///
+/// Thread safety: `poll` runs on the engine's thread, `finish` on the archiver's, the renewal
+/// on its own; state is under a lock, and the queue's calls are its own to serialise.
+final class QueueIntake: ListEntries, @unchecked Sendable {
+    private let queue: WorkQueue
+    private let worker: WorkerIdentity
+    private let lists: [ListIdentity]
+    private let claimBatch: Int
+    private let lease: Double
+    private let maxAttempts: Int
+    private let retry: ConnectionRetry
+    private let onInput: @Sendable () -> Void
+
+    private let lock = NSLock()
+    private var batch: [WorkItem] = []
+    /// Claimed items in this run, by the URL results carry (`FetchItem.recordedURL`).
+    private var held: [String: WorkItem] = [:]
+    private var completions: [WorkCompletion] = []
+    private var nextList = 0
+    private var stopped = false
+    private var failure: Error?
+    private let timer = WorkerPool(name: "shoebox-lease", threads: 1)
+    private let strand = WorkerPool.Strand()
+
+    init(queue: WorkQueue, worker: WorkerIdentity, lists: [ListIdentity], claimBatch: Int, lease: Double,
+         maxAttempts: Int, retry: ConnectionRetry, onInput: @escaping @Sendable () -> Void) {
+        self.queue = queue
+        self.worker = worker
+        self.lists = lists
+        self.claimBatch = claimBatch
+        self.lease = lease
+        self.maxAttempts = maxAttempts
+        self.retry = retry
+        self.onInput = onInput
+        scheduleRenewal()
+    }
+
+    func poll() -> ListPrefetcher.Poll {
+        // Before claiming more or asking whether the lists are finished: what this worker
+        // finished counts (the queue's tallies are kept by `complete`).
+        if lock.withLock({ batch.isEmpty && !completions.isEmpty }) { sendCompletions() }
+        lock.lock()
+        defer { lock.unlock() }
+        if let failure { return .failed(failure) }
+        if stopped { return .end }
+        if batch.isEmpty {
+            do {
+                if try !claim() { return try nothingClaimable() }
+            } catch {
+                failure = error
+                return .failed(error)
+            }
+        }
+        let item = batch.removeFirst()
+        let origin = "\(listName(of: item)):\(item.line)"
+        guard case .url(let fetchItem)? = URLListReader.parse(item.url, origin: origin) else {
+            // Loaded as a valid URL: cannot happen, but never lose the item.
+            return .entry(.invalid(origin: origin, line: item.url, reason: "not a URL"))
+        }
+        held[fetchItem.recordedURL] = item
+        return .entry(.url(fetchItem))
+    }
+
+    /// Which list an item came from, for its origin: the list it was claimed from.
+    private var claimedFrom: [Int64: String] = [:]
+    private func listName(of item: WorkItem) -> String { claimedFrom.removeValue(forKey: item.id) ?? "queue" }
+
+    /// Claims the next batch from the lists in turn; false when none had anything claimable.
+    private func claim() throws -> Bool {
+        for offset in 0..<lists.count {
+            let list = lists[(nextList + offset) % lists.count]
+            let items = try retry.run { try queue.claim(worker: worker, list: list, limit: claimBatch, lease: lease) }
+            if !items.isEmpty {
+                nextList = (nextList + offset + 1) % lists.count
+                for item in items { claimedFrom[item.id] = list.name }
+                batch = items
+                return true
+            }
+        }
+        return false
+    }
+
+    /// `.end` when every list is finished; else `.waiting`, with a wake-up to look again.
+    private func nothingClaimable() throws -> ListPrefetcher.Poll {
+        var wait = 1.0
+        var finished = true
+        for list in lists {
+            let status = try retry.run { try queue.status(list: list) }
+            if status?.isFinished == true { continue }
+            finished = false
+            if let next = status?.nextRetryIn { wait = min(wait, max(0.05, next)) }
+        }
+        if finished { return .end }
+        let wake = onInput
+        timer.async(on: strand, after: wait) { wake() }
+        return .waiting
+    }
+
+    /// A failure the engine handed back (`FetchResult.retryAfter`): put back in the queue to
+    /// wait that long, for whichever worker is free then, unless the item has had its tries.
+    /// True when it was handed back (then it is no result of this run).
+    func handBack(_ result: FetchResult) -> Bool {
+        guard result.outcome == .failed, let delay = result.retryAfter else { return false }
+        lock.lock()
+        guard let item = held[result.url], item.attempts + 1 < maxAttempts else {
+            lock.unlock()
+            return false
+        }
+        held.removeValue(forKey: result.url)
+        lock.unlock()
+        do {
+            return try retry.run { try queue.retryLater(worker: worker, item: item.id, delay: delay, reason: result.reason ?? "failed") }
+        } catch {
+            lock.withLock { failure = failure ?? error }
+            onInput()
+            return true  // not reported: its claim returns when the lease runs out
+        }
+    }
+
+    /// Told of every result the run reports.
+    func finish(_ result: FetchResult) {
+        lock.lock()
+        guard let item = held.removeValue(forKey: result.url) else {
+            lock.unlock()
+            return
+        }
+        if result.unrecorded {
+            // Not recorded (the run stopped): released at the end, for another worker.
+            held[result.url] = item
+            lock.unlock()
+            return
+        }
+        var flushNow = false
+        if result.outcome == .failed {
+            lock.unlock()
+            _ = try? retry.run { try queue.fail(worker: worker, item: item.id, reason: result.reason ?? "failed") }
+            return
+        }
+        completions.append(WorkCompletion(id: item.id, outcome: result.outcome.rawValue))
+        flushNow = completions.count >= 64
+        lock.unlock()
+        if flushNow { sendCompletions() }
+    }
+
+    /// Sends the completions gathered so far (one round trip).
+    private func sendCompletions() {
+        let pending = lock.withLock { () -> [WorkCompletion] in
+            defer { completions.removeAll(keepingCapacity: true) }
+            return completions
+        }
+        guard !pending.isEmpty else { return }
+        do {
+            try retry.run { _ = try queue.complete(worker: worker, items: pending) }
+        } catch {
+            // Not completed: the items return when the lease runs out, and are skipped as
+            // archived by whoever claims them.
+            lock.withLock { failure = failure ?? error }
+            onInput()
+        }
+    }
+
+    private func scheduleRenewal() {
+        timer.async(on: strand, after: lease / 3) { [weak self] in
+            guard let self, !self.lock.withLock({ self.stopped }) else { return }
+            self.sendCompletions()
+            do {
+                try self.retry.run { _ = try self.queue.renew(worker: self.worker, lease: self.lease) }
+            } catch {
+                self.lock.withLock { self.failure = self.failure ?? error }
+                self.onInput()
+            }
+            self.scheduleRenewal()
+        }
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+    }
+
+    /// The end of the run: completions sent, everything still held let go at once.
+    func close() throws {
+        stop()
+        sendCompletions()
+        try retry.run { _ = try queue.release(worker: worker) }
+    }
+}
