@@ -270,11 +270,12 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     }
 
     public func hasOriginal(pathIgnoringCase path: String) throws -> Bool {
-        try locked {
-            try connection.query(
-                "SELECT 1 FROM originals WHERE folded_path = ? LIMIT 1", [.text(CaseFoldedPath.fold(path))]
-            ) { $0.int(0) }.first != nil
-        }
+        try locked { try hasOriginal(folded: CaseFoldedPath.fold(path)) }
+    }
+
+    /// Whether an original's `folded_path` is `folded` (a path already case-folded). Call under the lock.
+    private func hasOriginal(folded: String) throws -> Bool {
+        try connection.query("SELECT 1 FROM originals WHERE folded_path = ? LIMIT 1", [.text(folded)]) { $0.int(0) }.first != nil
     }
 
     public func insertOriginal(_ record: OriginalRecord) throws {
@@ -295,7 +296,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         try locked {
             let folded = CaseFoldedPath.fold(path)
             if let holder = reserved[folded] { return holder == sha256 }
-            if try hasOriginal(pathIgnoringCase: path) { return false }
+            if try hasOriginal(folded: folded) { return false }
             reserved[folded] = sha256
             return true
         }

@@ -57,7 +57,12 @@ public struct CaptureDate: Sendable, Equatable {
     /// (cameras with an unset clock write "0000:00:00 00:00:00": the next one is tried);
     /// nil when none is.
     public static func exif(_ metadata: PhotoMetadata?) -> String? {
-        written(in: metadata).lazy.compactMap(canonical).first
+        // A loop, not `lazy.compactMap(canonical).first`: that runs `canonical` twice on
+        // the first plausible date (once to find the start index, once to read it).
+        for date in written(in: metadata) {
+            if let canonical = canonical(date) { return canonical }
+        }
+        return nil
     }
 
     /// An EXIF date as "YYYY:MM:DD HH:MM:SS", also from the "2024-05-01T10:00:00" some
