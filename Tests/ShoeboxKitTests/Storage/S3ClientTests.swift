@@ -5,36 +5,25 @@ import XCTest
 
 /// S3Client against a real S3 server: OpenStack Swift with s3api on 127.0.0.1, one per class.
 final class S3ClientTests: XCTestCase {
-    nonisolated(unsafe) static var server: SwiftS3Server?
-    nonisolated(unsafe) static var startError: Error?
-    static let bucket = "shoebox-test"
+    static let s3 = SwiftS3Fixture(buckets: ["shoebox-test"])
 
     override class func setUp() {
         super.setUp()
-        Shoebox.initializeProcess()
-        do {
-            let server = try SwiftS3Server()
-            try server.createBucket(bucket)
-            self.server = server
-        } catch {
-            startError = error
-        }
+        s3.start()
     }
 
     override class func tearDown() {
-        server?.stop()
-        server = nil
+        s3.stop()
         super.tearDown()
     }
 
     private var server: SwiftS3Server!
     private var client: S3Client!
-    private var bucket: String { Self.bucket }
+    private var bucket: String { Self.s3.buckets[0] }
 
     override func setUpWithError() throws {
-        if let error = Self.startError { throw error }
-        server = try XCTUnwrap(Self.server)
-        client = S3Client(configuration: try server.configuration())
+        server = try Self.s3.running()
+        client = try Self.s3.client()
     }
 
     /// A key of its own for each test (the bucket is shared by the class).
