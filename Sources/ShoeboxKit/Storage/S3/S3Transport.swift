@@ -266,8 +266,8 @@ final class S3CallContext {
     var uploadOffset: Int64 = 0
     /// A file body's descriptor (`openUpload`), closed with the context.
     private var uploadDescriptor: Int32 = -1
-    /// The bytes of a file body handed to libcurl so far, from its start.
-    private var uploadHasher = SHA256Hasher()
+    /// The bytes of a file body handed to libcurl so far, from its start (made by `openUpload`).
+    private var uploadHasher: SHA256Hasher?
     /// A file body was read to its end and hashed to its declared SHA-256.
     private var uploadChecked = false
     /// Why a file body could not be sent (it ended early, changed, or could not be read); the
@@ -297,6 +297,7 @@ final class S3CallContext {
         guard case .file(let slice)? = upload else { return }
         uploadDescriptor = open(slice.path, O_RDONLY | O_CLOEXEC)
         guard uploadDescriptor >= 0 else { throw POSIXFileError(path: slice.path, operation: "open", code: errno) }
+        uploadHasher = SHA256Hasher()
     }
 
     /// Whether the whole body went to libcurl (for a file body: and hashed to what it was declared as).
@@ -367,6 +368,7 @@ final class S3CallContext {
     /// changed since it was hashed aborts the transfer (the server never gets the whole body),
     /// as does one that ends early or cannot be read.
     private func readFile(_ slice: S3FileSlice, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let uploadHasher else { return Self.readAbort }
         let want = Int(min(Int64(buffer.count), slice.length - uploadOffset))
         guard want > 0 else { return 0 }
         var got = 0
