@@ -4,27 +4,8 @@ import ShoeboxTestSupport
 import XCTest
 
 /// S3Client against a real S3 server: OpenStack Swift with s3api on 127.0.0.1, one per class.
-final class S3ClientTests: XCTestCase {
-    static let s3 = SwiftS3Fixture(buckets: ["shoebox-test"])
-
-    override class func setUp() {
-        super.setUp()
-        s3.start()
-    }
-
-    override class func tearDown() {
-        s3.stop()
-        super.tearDown()
-    }
-
-    private var server: SwiftS3Server!
-    private var client: S3Client!
-    private var bucket: String { Self.s3.buckets[0] }
-
-    override func setUpWithError() throws {
-        server = try Self.s3.running()
-        client = try Self.s3.client()
-    }
+final class S3ClientTests: SwiftS3TestCase {
+    override class var bucketName: String { "shoebox-test" }
 
     /// A key of its own for each test (the bucket is shared by the class).
     private func key(_ name: String, function: String = #function) -> String {

@@ -5,27 +5,8 @@ import XCTest
 
 /// S3OriginalStore against a real S3 server (OpenStack Swift with s3api on 127.0.0.1), one per
 /// class. Each test works under a prefix of its own in the shared bucket.
-final class S3OriginalStoreTests: XCTestCase {
-    static let s3 = SwiftS3Fixture(buckets: ["shoebox-store-test"])
-
-    override class func setUp() {
-        super.setUp()
-        s3.start()
-    }
-
-    override class func tearDown() {
-        s3.stop()
-        super.tearDown()
-    }
-
-    private var server: SwiftS3Server!
-    private var client: S3Client!
-    private var bucket: String { Self.s3.buckets[0] }
-
-    override func setUpWithError() throws {
-        server = try Self.s3.running()
-        client = try Self.s3.client()
-    }
+final class S3OriginalStoreTests: SwiftS3TestCase {
+    override class var bucketName: String { "shoebox-store-test" }
 
     /// A prefix of the test's own ("t/testName").
     private func testPrefix(function: String = #function) -> String {
