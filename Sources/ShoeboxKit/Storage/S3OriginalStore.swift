@@ -81,19 +81,16 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     /// those hashed (`S3FileSlice`): so what goes up is the content `sha256` names.
     private func upload(file: String, key: String, contentType: String, sha256: String) throws {
         let metadata = ["sha256": sha256]
-        let hashed = try hashForUpload(file: file, sha256: sha256)
+        let (bodies, multipart) = try hashForUpload(file: file, sha256: sha256)
         try afterHashing?(file)
-        guard hashed.size > singleUploadLimit else {
-            try client.putObject(bucket: bucket.bucket, key: key, file: S3FileSlice(path: file, length: hashed.size, sha256: sha256),
-                                 contentType: contentType, metadata: metadata)
+        guard multipart else {
+            try client.putObject(bucket: bucket.bucket, key: key, file: bodies[0], contentType: contentType, metadata: metadata)
             return
         }
         let uploadID = try client.createMultipartUpload(bucket: bucket.bucket, key: key, contentType: contentType, metadata: metadata)
         do {
             var parts: [S3UploadedPart] = []
-            for (index, partSHA256) in hashed.partSHA256s.enumerated() {
-                let offset = Int64(index) * hashed.partSize
-                let part = S3FileSlice(path: file, offset: offset, length: min(hashed.partSize, hashed.size - offset), sha256: partSHA256)
+            for part in bodies {
                 do {
                     parts.append(try client.uploadPart(bucket: bucket.bucket, key: key, uploadID: uploadID,
                                                        partNumber: parts.count + 1, file: part))
@@ -121,10 +118,10 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     /// Bytes read at a time when a staged file is hashed before its upload.
     static let hashBufferSize = 256 << 10
 
-    /// The first read of a staged file before its upload: its size, the size of the parts it
-    /// goes up in (the whole file when it goes in one PUT) and the SHA-256 of each part.
-    /// Throws unless the file holds its size in bytes and they hash to `sha256`.
-    private func hashForUpload(file: String, sha256: String) throws -> (size: Int64, partSize: Int64, partSHA256s: [String]) {
+    /// The first read of a staged file before its upload: the bodies it goes up as (the whole
+    /// file for one PUT, else its parts), each with its SHA-256. Throws unless the file holds
+    /// its size in bytes and they hash to `sha256`.
+    private func hashForUpload(file: String, sha256: String) throws -> (bodies: [S3FileSlice], multipart: Bool) {
         let reader = try FileReader(path: file)
         defer { reader.close() }
         let size = reader.size
@@ -133,10 +130,10 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.hashBufferSize, alignment: 16)
         defer { buffer.deallocate() }
         let whole = SHA256Hasher()
-        var partSHA256s: [String] = []
+        var parts: [S3FileSlice] = []
         var read: Int64 = 0
         while read < size {
-            let partEnd = min(read + partSize, size)
+            let partStart = read, partEnd = min(read + partSize, size)
             let part = single ? nil : SHA256Hasher()
             while read < partEnd {
                 // A file that ends before its size must not go up short under the whole content's hash.
@@ -148,11 +145,12 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
                 part?.update(bytes)
                 read += Int64(count)
             }
-            if let part { partSHA256s.append(part.finalizeHex()) }
+            if let part {
+                parts.append(S3FileSlice(path: file, offset: partStart, length: partEnd - partStart, sha256: part.finalizeHex()))
+            }
         }
-        let wholeSHA256 = whole.finalizeHex()
-        guard wholeSHA256 == sha256 else { throw S3StoreError.contentChanged(path: file, sha256: sha256) }
-        return (size, partSize, single ? [wholeSHA256] : partSHA256s)
+        guard whole.finalizeHex() == sha256 else { throw S3StoreError.contentChanged(path: file, sha256: sha256) }
+        return single ? ([S3FileSlice(path: file, length: size, sha256: sha256)], false) : (parts, true)
     }
 
     /// The object's head, or nil when there is none.
