@@ -213,22 +213,21 @@ class FetchBackendMatrixTests: XCTestCase {
 
 /// The same rules with the originals in a bucket of a real S3 server.
 final class FetchBackendMatrixOnObjectStoreTests: FetchBackendMatrixTests {
-    nonisolated(unsafe) static var s3: SwiftS3Server?
+    static let s3 = SwiftS3Fixture()
 
     override class func setUp() {
         super.setUp()
-        s3 = try? SwiftS3Server()
+        s3.start()
     }
 
     override class func tearDown() {
-        s3?.stop()
-        s3 = nil
+        s3.stop()
         super.tearDown()
     }
 
     override func makeStore() throws -> ObjectStoreBackend? {
-        let server = try XCTUnwrap(Self.s3, "the S3 server (OpenStack Swift with s3api) did not start")
-        return try ObjectStoreBackend(server: server, bucket: "matrix-" + UUID().uuidString.prefix(8).lowercased())
+        // A server that did not start fails each test with the reason.
+        try ObjectStoreBackend(server: Self.s3.running(), bucket: "matrix-" + UUID().uuidString.prefix(8).lowercased())
     }
 
     // Linux's test discovery finds no inherited test: each is named here again.

@@ -6,22 +6,15 @@ import XCTest
 /// The shoebox binary with `--store s3://…` against a real S3 server (OpenStack Swift with s3api
 /// on 127.0.0.1, one for the class) and the fixture HTTP server. Each test has a bucket of its own.
 final class ObjectStoreTests: XCTestCase {
-    nonisolated(unsafe) static var server: SwiftS3Server?
-    nonisolated(unsafe) static var startError: Error?
+    static let fixture = SwiftS3Fixture()
 
     override class func setUp() {
         super.setUp()
-        Shoebox.initializeProcess()
-        do {
-            server = try SwiftS3Server()
-        } catch {
-            startError = error
-        }
+        fixture.start()
     }
 
     override class func tearDown() {
-        server?.stop()
-        server = nil
+        fixture.stop()
         super.tearDown()
     }
 
@@ -31,9 +24,8 @@ final class ObjectStoreTests: XCTestCase {
     private var library: String { work.appendingPathComponent("library").path }
 
     override func setUpWithError() throws {
-        if let error = Self.startError { throw error }
-        s3 = try XCTUnwrap(Self.server)
-        client = S3Client(configuration: try s3.configuration())
+        s3 = try Self.fixture.running()
+        client = try Self.fixture.client()
         work = try makeTemporaryDirectory(self)
     }
 

@@ -18,6 +18,9 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         public var method: String
         public var path: String
         public var headers: [String: String]
+        /// The body's length and SHA-256 (hex), as received.
+        public var bodyLength: Int
+        public var bodySHA256: String
     }
 
     public let port: Int

@@ -131,22 +131,36 @@ public final class SwiftS3Server: @unchecked Sendable {
     }
 
     private func putBucket(_ name: String) throws -> String {
+        try curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT"], path: "/\(name)",
+                 contentSHA256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    /// Sends a request signed by /usr/bin/curl (independent of the client under test) with the
+    /// given `x-amz-content-sha256`, whatever the body: the body of `file` (a PUT), or none.
+    /// Returns the HTTP status and the answer's body.
+    public func signedPut(path: String, file: String? = nil, contentSHA256: String) throws -> (status: Int, body: String) {
+        let output = try curl(["-w", "\n%{http_code}", "-X", "PUT"] + (file.map { ["-T", $0] } ?? []),
+                              path: path, contentSHA256: contentSHA256)
+        guard let newline = output.lastIndex(of: "\n") else { return (0, output) }
+        return (Int(output[output.index(after: newline)...]) ?? 0, String(output[..<newline]))
+    }
+
+    /// Runs curl -s ARGUMENTS with SigV4 credentials and `x-amz-content-sha256`; returns its output.
+    private func curl(_ arguments: [String], path: String, contentSHA256: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         // The access key's ':' would split `--user KEY:SECRET`: the credentials go in the URL,
         // the key's ':' percent-encoded.
         let withCredentials = endpoint.replacingOccurrences(of: "http://", with: "http://test%3Atester:\(secret)@")
-        process.arguments = [
-            "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT", "--aws-sigv4", "aws:amz:\(region):s3",
-            "-H", "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-            "\(withCredentials)/\(name)",
+        process.arguments = ["-s"] + arguments + [
+            "--aws-sigv4", "aws:amz:\(region):s3", "-H", "x-amz-content-sha256: \(contentSHA256)", withCredentials + path,
         ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let code = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return code
+        return text
     }
 
     /// Stops every process started and removes the temporary folder. Safe to call twice.

@@ -16,7 +16,8 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     public let client: S3Client
     public let staging: LocalStagingArea
 
-    /// Bodies up to this size go up in one PUT (read into memory). Settable for tests.
+    /// Bodies up to this size go up in one PUT, larger ones in parts; either way streamed from
+    /// the staged file. Settable for tests.
     public var singleUploadLimit: Int64 = 8 << 20
     /// The smallest part of a multipart upload (S3 needs at least 5 MiB but for the last).
     /// Settable for tests.
@@ -85,39 +86,33 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
         return .created
     }
 
-    /// Uploads the file at `file` as `key`: one PUT when small, else a multipart upload that
-    /// reads one part at a time and is aborted when any step fails.
-    /// The bytes read are hashed on the way: what goes up must be the content `sha256` names
-    /// (a staged file torn by a power loss is never uploaded as that content).
+    /// Uploads the file at `file` as `key`: one PUT when small, else a multipart upload
+    /// (aborted when any step fails). The file is read twice, a small buffer at a time: once
+    /// to hash it (the whole must be the content `sha256` names, so a staged file torn by a
+    /// power loss is never uploaded as that content; each part's hash is kept), then to stream
+    /// each request's body from it, with that hash as its `x-amz-content-sha256`. The
+    /// streaming pass hashes what it sends again and refuses a body whose bytes are no longer
+    /// those hashed (`S3FileSlice`): so what goes up is the content `sha256` names.
     private func upload(file: String, key: String, contentType: String, sha256: String) throws {
         let metadata = ["sha256": sha256]
-        let handle = try FileReader(path: file)
-        defer { handle.close() }
-        let size = handle.size
-        let hasher = SHA256Hasher()
-        guard size > singleUploadLimit else {
-            let data = try handle.read(count: Int(size))
-            // A file that ends before its size must not go up short under the whole content's hash.
-            guard data.count == Int(size) else { throw S3StoreError.shortRead(path: file) }
-            hasher.update(data)
-            guard hasher.finalizeHex() == sha256 else { throw S3StoreError.contentChanged(path: file, sha256: sha256) }
-            try client.putObject(bucket: bucket.bucket, key: key, data: data, contentType: contentType, metadata: metadata)
+        let (bodies, multipart) = try hashForUpload(file: file, sha256: sha256)
+        try afterHashing?(file)
+        guard multipart else {
+            try client.putObject(bucket: bucket.bucket, key: key, file: bodies[0], contentType: contentType, metadata: metadata)
             return
         }
-        let partSize = max(minimumPartSize, (size + Self.maximumParts - 1) / Self.maximumParts)
         let uploadID = try client.createMultipartUpload(bucket: bucket.bucket, key: key, contentType: contentType, metadata: metadata)
         do {
             var parts: [S3UploadedPart] = []
-            var sent: Int64 = 0
-            while sent < size {
-                let data = try handle.read(count: Int(min(partSize, size - sent)))
-                guard !data.isEmpty else { throw S3StoreError.shortRead(path: file) }
-                hasher.update(data)
-                parts.append(try client.uploadPart(bucket: bucket.bucket, key: key, uploadID: uploadID,
-                                                   partNumber: parts.count + 1, data: data))
-                sent += Int64(data.count)
+            for part in bodies {
+                do {
+                    parts.append(try client.uploadPart(bucket: bucket.bucket, key: key, uploadID: uploadID,
+                                                       partNumber: parts.count + 1, file: part))
+                } catch S3StoreError.contentChanged {
+                    // The part's bytes are not those hashed: nor is the whole the content `sha256` names.
+                    throw S3StoreError.contentChanged(path: file, sha256: sha256)
+                }
             }
-            guard hasher.finalizeHex() == sha256 else { throw S3StoreError.contentChanged(path: file, sha256: sha256) }
             do {
                 _ = try client.completeMultipartUpload(bucket: bucket.bucket, key: key, uploadID: uploadID, parts: parts)
             } catch S3Error.noSuchUpload {
@@ -128,6 +123,48 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
             try? client.abortMultipartUpload(bucket: bucket.bucket, key: key, uploadID: uploadID)
             throw error
         }
+    }
+
+    /// Called with the staged file's path once it has been hashed for an upload, before any
+    /// of it is sent. For tests: a file that changes between the two reads.
+    public var afterHashing: ((String) throws -> Void)?
+
+    /// Bytes read at a time when a staged file is hashed before its upload.
+    static let hashBufferSize = 256 << 10
+
+    /// The first read of a staged file before its upload: the bodies it goes up as (the whole
+    /// file for one PUT, else its parts), each with its SHA-256. Throws unless the file holds
+    /// its size in bytes and they hash to `sha256`.
+    private func hashForUpload(file: String, sha256: String) throws -> (bodies: [S3FileSlice], multipart: Bool) {
+        let reader = try FileReader(path: file)
+        defer { reader.close() }
+        let size = reader.size
+        let single = size <= singleUploadLimit
+        let partSize = single ? size : max(minimumPartSize, (size + Self.maximumParts - 1) / Self.maximumParts)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.hashBufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        let whole = SHA256Hasher()
+        var parts: [S3FileSlice] = []
+        var read: Int64 = 0
+        while read < size {
+            let partStart = read, partEnd = min(read + partSize, size)
+            let part = single ? nil : SHA256Hasher()
+            while read < partEnd {
+                // A file that ends before its size must not go up short under the whole content's hash.
+                let count = try reader.read(into: UnsafeMutableRawBufferPointer(
+                    rebasing: buffer[0..<Int(min(Int64(buffer.count), partEnd - read))]))
+                guard count > 0 else { throw S3StoreError.shortRead(path: file) }
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                whole.update(bytes)
+                part?.update(bytes)
+                read += Int64(count)
+            }
+            if let part {
+                parts.append(S3FileSlice(path: file, offset: partStart, length: partEnd - partStart, sha256: part.finalizeHex()))
+            }
+        }
+        guard whole.finalizeHex() == sha256 else { throw S3StoreError.contentChanged(path: file, sha256: sha256) }
+        return single ? ([S3FileSlice(path: file, length: size, sha256: sha256)], false) : (parts, true)
     }
 
     /// The object's head, or nil when there is none.
@@ -224,7 +261,7 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
         "s3://\(bucket.bucket)/\(bucket.key(for: path))"
     }
 
-    /// Reads a local file in order, a piece at a time.
+    /// Reads a local file in order, a buffer at a time.
     private final class FileReader {
         let path: String
         let size: Int64
@@ -243,19 +280,14 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
             size = Int64(info.st_size)
         }
 
-        func read(count: Int) throws -> Data {
-            var data = Data(count: count)
-            var done = 0
-            try data.withUnsafeMutableBytes { buffer in
-                while done < count {
-                    let got = Glibc.read(fd, buffer.baseAddress! + done, count - done)
-                    if got < 0 && errno == EINTR { continue }
-                    guard got >= 0 else { throw POSIXFileError(path: path, operation: "read", code: errno) }
-                    if got == 0 { break }
-                    done += got
-                }
+        /// Reads up to `buffer.count` bytes; 0 at the end of the file.
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+            while true {
+                let got = Glibc.read(fd, buffer.baseAddress!, buffer.count)
+                if got < 0 && errno == EINTR { continue }
+                guard got >= 0 else { throw POSIXFileError(path: path, operation: "read", code: errno) }
+                return got
             }
-            return data.prefix(done)
         }
 
         func close() { Glibc.close(fd) }

@@ -4,38 +4,8 @@ import ShoeboxTestSupport
 import XCTest
 
 /// S3Client against a real S3 server: OpenStack Swift with s3api on 127.0.0.1, one per class.
-final class S3ClientTests: XCTestCase {
-    nonisolated(unsafe) static var server: SwiftS3Server?
-    nonisolated(unsafe) static var startError: Error?
-    static let bucket = "shoebox-test"
-
-    override class func setUp() {
-        super.setUp()
-        Shoebox.initializeProcess()
-        do {
-            let server = try SwiftS3Server()
-            try server.createBucket(bucket)
-            self.server = server
-        } catch {
-            startError = error
-        }
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        server = nil
-        super.tearDown()
-    }
-
-    private var server: SwiftS3Server!
-    private var client: S3Client!
-    private var bucket: String { Self.bucket }
-
-    override func setUpWithError() throws {
-        if let error = Self.startError { throw error }
-        server = try XCTUnwrap(Self.server)
-        client = S3Client(configuration: try server.configuration())
-    }
+final class S3ClientTests: SwiftS3TestCase {
+    override class var bucketName: String { "shoebox-test" }
 
     /// A key of its own for each test (the bucket is shared by the class).
     private func key(_ name: String, function: String = #function) -> String {
@@ -252,6 +222,188 @@ final class S3ClientTests: XCTestCase {
         XCTAssertNotNil(abandoned.uploadID)
         try abandoned.abort()
         XCTAssertTrue(try client.listAllMultipartUploads(bucket: bucket, prefix: key).isEmpty)
+    }
+
+    // MARK: Bodies streamed from a file
+
+    /// Writes `data` to a temporary file, removed after the test; returns its path.
+    private func temporaryFile(_ data: Data) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-s3client-\(UUID().uuidString)").path
+        try data.write(to: URL(fileURLWithPath: path))
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    /// A file of `count` bytes, and the same bytes with the one at `changed` altered.
+    private func fileAndAlteredCopy(count: Int, seed: UInt8, changed: Int) throws -> (data: Data, file: String, other: Data) {
+        let data = bytes(count, seed: seed)
+        var other = data
+        other[changed] ^= 0x80
+        return (data, try temporaryFile(data), other)
+    }
+
+    private func sha256<Bytes: DataProtocol>(_ bytes: Bytes) -> String {
+        let hasher = SHA256Hasher()
+        hasher.update(Data(bytes))
+        return hasher.finalizeHex()
+    }
+
+    func testFileSlicesGoUpAsThoseBytesInOnePutAndAsParts() throws {
+        let data = bytes((6 << 20) + 4321, seed: 13)
+        let file = try temporaryFile(data)
+
+        // One PUT of bytes from the middle of the file.
+        let objectKey = key("slice.raw")
+        let middle = data[1000..<(3 << 20)]
+        let etag = try client.putObject(
+            bucket: bucket, key: objectKey, file: S3FileSlice(path: file, offset: 1000, length: Int64(middle.count), sha256: sha256(middle)),
+            contentType: "image/x-raw", metadata: ["sha256": "abc"])
+        XCTAssertEqual(etag.count, 32, "one PUT: an MD5 ETag")
+        XCTAssertTrue(try client.getObject(bucket: bucket, key: objectKey) == middle, "the object is the slice, byte for byte")
+        let info = try client.headObject(bucket: bucket, key: objectKey)
+        XCTAssertEqual(info.size, Int64(middle.count))
+        XCTAssertEqual(info.contentType, "image/x-raw")
+        XCTAssertEqual(info.metadata, ["sha256": "abc"])
+
+        // Two parts: the first 5 MiB, then the rest.
+        let partsKey = key("parts.raw")
+        let uploadID = try client.createMultipartUpload(bucket: bucket, key: partsKey, contentType: "image/x-raw")
+        let split = 5 << 20
+        let first = try client.uploadPart(bucket: bucket, key: partsKey, uploadID: uploadID, partNumber: 1,
+                                          file: S3FileSlice(path: file, length: Int64(split), sha256: sha256(data[..<split])))
+        let second = try client.uploadPart(
+            bucket: bucket, key: partsKey, uploadID: uploadID, partNumber: 2,
+            file: S3FileSlice(path: file, offset: Int64(split), length: Int64(data.count - split), sha256: sha256(data[split...])))
+        let multipartETag = try client.completeMultipartUpload(bucket: bucket, key: partsKey, uploadID: uploadID, parts: [first, second])
+        XCTAssertTrue(multipartETag.hasSuffix("-2"), multipartETag)
+        XCTAssertTrue(try client.getObject(bucket: bucket, key: partsKey) == data, "the parts join into the file, byte for byte")
+    }
+
+    func testAFileSliceThatIsNotItsDeclaredBytesIsRefusedAndStoresNothing() throws {
+        let (data, file, other) = try fileAndAlteredCopy(count: 300_000, seed: 14, changed: 299_000)
+        let objectKey = key("refused.raw")
+        func assertNoObject(line: UInt = #line) {
+            XCTAssertThrowsError(try client.headObject(bucket: bucket, key: objectKey), line: line) { error in
+                guard case S3Error.noSuchKey = error else { return XCTFail("\(error)", line: line) }
+            }
+        }
+
+        // Declared as other bytes (a file changed since it was hashed): refused before its end is sent.
+        XCTAssertThrowsError(try client.putObject(
+            bucket: bucket, key: objectKey, file: S3FileSlice(path: file, length: Int64(data.count), sha256: sha256(other)))) { error in
+            XCTAssertEqual(error as? S3StoreError, .contentChanged(path: file, sha256: sha256(other)))
+        }
+        assertNoObject()
+        // Longer than what is left of the file (a file cut short since).
+        XCTAssertThrowsError(try client.putObject(
+            bucket: bucket, key: objectKey, file: S3FileSlice(path: file, offset: 1000, length: Int64(data.count), sha256: sha256(data)))) { error in
+            XCTAssertEqual(error as? S3StoreError, .shortRead(path: file))
+        }
+        assertNoObject()
+        // No file at all.
+        XCTAssertThrowsError(try client.putObject(
+            bucket: bucket, key: objectKey, file: S3FileSlice(path: file + ".gone", length: 1, sha256: sha256(data)))) { error in
+            XCTAssertEqual((error as? POSIXFileError)?.code, ENOENT, "\(error)")
+        }
+        assertNoObject()
+
+        // A part likewise: the upload gets no part 1, so it cannot be completed.
+        let uploadID = try client.createMultipartUpload(bucket: bucket, key: objectKey)
+        XCTAssertThrowsError(try client.uploadPart(
+            bucket: bucket, key: objectKey, uploadID: uploadID, partNumber: 1,
+            file: S3FileSlice(path: file, length: Int64(data.count), sha256: sha256(other)))) { error in
+            XCTAssertEqual(error as? S3StoreError, .contentChanged(path: file, sha256: sha256(other)))
+        }
+        let etagOfData = try client.putObject(bucket: bucket, key: key("md5"), data: data)
+        XCTAssertThrowsError(try client.completeMultipartUpload(
+            bucket: bucket, key: objectKey, uploadID: uploadID, parts: [S3UploadedPart(partNumber: 1, etag: etagOfData)])) { error in
+            guard case S3Error.http(400, "InvalidPart", _, _) = error else { return XCTFail("\(error)") }
+        }
+        try client.abortMultipartUpload(bucket: bucket, key: objectKey, uploadID: uploadID)
+        assertNoObject()
+    }
+
+    /// The client's own check, against a server that checks nothing: a file body that is not
+    /// the bytes it was declared as is cut off before its end, and not sent again.
+    func testAFileBodyThatIsNotItsDeclaredBytesNeverReachesTheServerWhole() throws {
+        let (data, file, other) = try fileAndAlteredCopy(count: (1 << 20) + 3, seed: 17, changed: 10)
+        let scripted = try ScriptedHTTPServer(answers: [.init(status: 200, headers: ["ETag": "\"e1\""])])
+        defer { scripted.stop() }
+        var configuration = try S3Configuration(accessKeyID: "AKID", secretAccessKey: "secret", endpoint: scripted.endpoint)
+        configuration.retryPolicy = S3RetryPolicy(maxAttempts: 5, baseDelay: 0.01)
+        XCTAssertThrowsError(try S3Client(configuration: configuration).putObject(
+            bucket: "bucket", key: "k.jpg", file: S3FileSlice(path: file, length: Int64(data.count), sha256: sha256(other)))) { error in
+            XCTAssertEqual(error as? S3StoreError, .contentChanged(path: file, sha256: sha256(other)))
+        }
+        // The server logs the request once it sees the connection end, maybe after the client returned.
+        let deadline = Date().addingTimeInterval(10)
+        while scripted.requests().isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 0.3)  // time for a retry to show, were there one
+        let requests = scripted.requests()
+        XCTAssertEqual(requests.count, 1, "not retried")
+        XCTAssertEqual(requests.first?.headers["x-amz-content-sha256"], sha256(other))
+        XCTAssertLessThan(requests.first?.bodyLength ?? .max, data.count, "the body was cut off before its end")
+    }
+
+    /// What one PUT from a file relies on besides the client's own check: Swift's s3api refuses
+    /// a body that does not hash to its `x-amz-content-sha256` (400 BadDigest) and stores
+    /// nothing; an UploadPart too. Sent with /usr/bin/curl, which sends the body whatever the header says.
+    func testTheServerRefusesABodyThatDoesNotHashToItsContentSHA256() throws {
+        let (data, file, other) = try fileAndAlteredCopy(count: 200_000, seed: 15, changed: 199_999)
+        let objectKey = key("mismatch.raw")
+
+        let refused = try server.signedPut(path: "/\(bucket)/\(objectKey)", file: file, contentSHA256: sha256(other))
+        XCTAssertEqual(refused.status, 400, refused.body)
+        XCTAssertTrue(refused.body.contains("<Code>BadDigest</Code>"), refused.body)
+        XCTAssertThrowsError(try client.headObject(bucket: bucket, key: objectKey)) { error in
+            guard case S3Error.noSuchKey = error else { return XCTFail("\(error)") }
+        }
+        // The same request with the body's own hash is taken: it was the hash that was refused.
+        let taken = try server.signedPut(path: "/\(bucket)/\(objectKey)", file: file, contentSHA256: sha256(data))
+        XCTAssertEqual(taken.status, 200, taken.body)
+        XCTAssertEqual(try client.getObject(bucket: bucket, key: objectKey), data)
+        let etagOfData = try client.headObject(bucket: bucket, key: objectKey).etag
+
+        let partKey = key("mismatch-part.raw")
+        let uploadID = try client.createMultipartUpload(bucket: bucket, key: partKey)
+        // curl signs the query as written: it is written in canonical form.
+        let encodedID = try XCTUnwrap(uploadID.addingPercentEncoding(withAllowedCharacters: CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")))
+        let part = try server.signedPut(path: "/\(bucket)/\(partKey)?partNumber=1&uploadId=\(encodedID)", file: file,
+                                        contentSHA256: sha256(other))
+        XCTAssertEqual(part.status, 400, part.body)
+        XCTAssertTrue(part.body.contains("<Code>BadDigest</Code>"), part.body)
+        // Had the part been stored, its ETag would be the MD5 of `data`, and this would complete.
+        XCTAssertThrowsError(try client.completeMultipartUpload(
+            bucket: bucket, key: partKey, uploadID: uploadID, parts: [S3UploadedPart(partNumber: 1, etag: etagOfData)])) { error in
+            guard case S3Error.http(400, "InvalidPart", _, _) = error else { return XCTFail("\(error)") }
+        }
+        try client.abortMultipartUpload(bucket: bucket, key: partKey, uploadID: uploadID)
+    }
+
+    /// Each attempt streams the whole file again (a fresh read and hash), with the same header.
+    func testAFileBodyIsSentWholeAgainWhenItsRequestIsRetried() throws {
+        let data = bytes((2 << 20) + 5, seed: 16)
+        let file = try temporaryFile(data)
+        let scripted = try ScriptedHTTPServer(answers: [
+            .init(status: 503, body: ""), .init(status: 500, body: ""), .init(status: 200, headers: ["ETag": "\"e1\""]),
+        ])
+        defer { scripted.stop() }
+        var configuration = try S3Configuration(accessKeyID: "AKID", secretAccessKey: "secret", endpoint: scripted.endpoint)
+        configuration.retryPolicy = S3RetryPolicy(maxAttempts: 5, baseDelay: 0.01)
+        let hash = sha256(data)
+        let etag = try S3Client(configuration: configuration).putObject(
+            bucket: "bucket", key: "k.jpg", file: S3FileSlice(path: file, length: Int64(data.count), sha256: hash), contentType: "image/jpeg")
+        XCTAssertEqual(etag, "e1")
+        let requests = scripted.requests()
+        XCTAssertEqual(requests.count, 3)
+        for request in requests {
+            XCTAssertEqual(request.method, "PUT")
+            XCTAssertEqual(request.headers["x-amz-content-sha256"], hash)
+            XCTAssertEqual(request.headers["content-type"], "image/jpeg")
+            XCTAssertEqual(request.bodyLength, data.count)
+            XCTAssertEqual(request.bodySHA256, hash)
+        }
     }
 
     func testWrongSecretSaysTheSecretDoesNotMatch() throws {

@@ -5,38 +5,8 @@ import XCTest
 
 /// S3OriginalStore against a real S3 server (OpenStack Swift with s3api on 127.0.0.1), one per
 /// class. Each test works under a prefix of its own in the shared bucket.
-final class S3OriginalStoreTests: XCTestCase {
-    nonisolated(unsafe) static var server: SwiftS3Server?
-    nonisolated(unsafe) static var startError: Error?
-    static let bucket = "shoebox-store-test"
-
-    override class func setUp() {
-        super.setUp()
-        Shoebox.initializeProcess()
-        do {
-            let server = try SwiftS3Server()
-            try server.createBucket(bucket)
-            self.server = server
-        } catch {
-            startError = error
-        }
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        server = nil
-        super.tearDown()
-    }
-
-    private var server: SwiftS3Server!
-    private var client: S3Client!
-    private var bucket: String { Self.bucket }
-
-    override func setUpWithError() throws {
-        if let error = Self.startError { throw error }
-        server = try XCTUnwrap(Self.server)
-        client = S3Client(configuration: try server.configuration())
-    }
+final class S3OriginalStoreTests: SwiftS3TestCase {
+    override class var bucketName: String { "shoebox-store-test" }
 
     /// A prefix of the test's own ("t/testName").
     private func testPrefix(function: String = #function) -> String {
@@ -254,6 +224,105 @@ final class S3OriginalStoreTests: XCTestCase {
         XCTAssertEqual(try uploads(under: testPrefix() + "/"), [])
         XCTAssertFalse(try store.exists(path: path))
         XCTAssertTrue(FileManager.default.fileExists(atPath: store.staging.stagedPath(hash)), "still staged for the next run")
+    }
+
+    // MARK: Streaming from the staged file
+
+    func testBodiesJustBelowAndAboveTheDefaultSingleUploadLimitRoundTripByteForByte() throws {
+        let store = try makeStore()
+        XCTAssertEqual(store.singleUploadLimit, 8 << 20)
+        let cases: [(path: String, count: Int, seed: UInt32, contentType: String, parts: Int?)] = [
+            ("originals/2024/06/01/below.jpg", (8 << 20) - 1, 21, "image/jpeg", nil),
+            ("originals/2024/06/01/above.png", (8 << 20) + 1_234_567, 22, "image/png", 2),
+        ]
+        for item in cases {
+            let data = bytes(item.count, seed: item.seed)
+            let hash = try stage(data, in: store)
+            XCTAssertEqual(try store.publish(sha256: hash, to: item.path), .created)
+            let key = testPrefix() + "/" + item.path
+            let info = try client.headObject(bucket: bucket, key: key)
+            XCTAssertEqual(info.size, Int64(data.count), item.path)
+            XCTAssertEqual(info.metadata, ["sha256": hash], item.path)
+            XCTAssertEqual(info.contentType, item.contentType, item.path)
+            if let parts = item.parts {
+                XCTAssertTrue(info.etag.hasSuffix("-\(parts)"), "\(parts) parts (8 MiB and the rest): ETag \(info.etag)")
+            } else {
+                XCTAssertEqual(info.etag.count, 32, "one PUT: ETag \(info.etag)")
+            }
+            XCTAssertTrue(try client.getObject(bucket: bucket, key: key) == data, "\(item.path) byte for byte")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: store.staging.stagedPath(hash)))
+        }
+        XCTAssertEqual(try uploads(under: testPrefix() + "/"), [])
+    }
+
+    /// Changes the staged file once it has been hashed for its upload (as a disk that tore it
+    /// would), with `change` given a descriptor open for writing.
+    private func changeAfterHashing(_ store: S3OriginalStore, _ change: @escaping (Int32) throws -> Void) -> () -> Int {
+        nonisolated(unsafe) var calls = 0
+        store.afterHashing = { path in
+            calls += 1
+            guard chmod(path, 0o644) == 0 else { throw POSIXFileError(path: path, operation: "chmod", code: errno) }
+            let fd = open(path, O_RDWR)
+            guard fd >= 0 else { throw POSIXFileError(path: path, operation: "open", code: errno) }
+            defer { close(fd) }
+            try change(fd)
+        }
+        return { calls }
+    }
+
+    private func flipByte(at offset: Int) -> (Int32) throws -> Void {
+        { fd in
+            var byte: UInt8 = 0
+            guard pread(fd, &byte, 1, off_t(offset)) == 1 else { throw POSIXFileError(path: "staged", operation: "read", code: errno) }
+            byte ^= 0xFF
+            guard pwrite(fd, &byte, 1, off_t(offset)) == 1 else { throw POSIXFileError(path: "staged", operation: "write", code: errno) }
+        }
+    }
+
+    /// Stages `data`, changes the staged file with `change` once it has been hashed for its
+    /// upload, and checks that the publish to `path` fails with `expected` (given the staged
+    /// path and the hash), leaving no object and no multipart upload, and the content staged.
+    private func assertPublishRefused(_ data: Data, to path: String, in store: S3OriginalStore,
+                                      changedAfterHashing change: @escaping (Int32) throws -> Void,
+                                      expected: (String, String) -> S3StoreError, line: UInt = #line) throws {
+        let hash = try stage(data, in: store)
+        let calls = changeAfterHashing(store, change)
+        XCTAssertThrowsError(try store.publish(sha256: hash, to: path), line: line) { error in
+            XCTAssertEqual(error as? S3StoreError, expected(store.staging.stagedPath(hash), hash), line: line)
+        }
+        XCTAssertEqual(calls(), 1, line: line)
+        XCTAssertFalse(try store.exists(path: path), line: line)
+        XCTAssertEqual(try client.listObjectsV2(bucket: bucket, prefix: store.bucket.listingPrefix).objects, [], line: line)
+        XCTAssertEqual(try uploads(under: store.bucket.listingPrefix), [], "no multipart upload left", line: line)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: store.staging.stagedPath(hash)), "left staged", line: line)
+    }
+
+    func testAStagedFileChangedAfterHashingIsNotUploadedInOnePut() throws {
+        let store = try makeStore()
+        try assertPublishRefused(bytes(600_000, seed: 23), to: "originals/2024/06/02/torn.jpg", in: store,
+                                 changedAfterHashing: flipByte(at: 599_000), expected: S3StoreError.contentChanged)
+    }
+
+    func testAStagedFileChangedAfterHashingIsNotUploadedInPartsAndTheUploadIsAborted() throws {
+        let store = try makeStore()
+        store.singleUploadLimit = 8 << 20
+        store.minimumPartSize = 5 << 20
+        // In the last part: parts 1 and 2 are sent and taken before the change is found.
+        let data = bytes((11 << 20) + 99, seed: 24)
+        try assertPublishRefused(data, to: "originals/2024/06/03/torn-parts.jpg", in: store,
+                                 changedAfterHashing: flipByte(at: data.count - 10), expected: S3StoreError.contentChanged)
+    }
+
+    func testAStagedFileCutShortAfterHashingIsNotUploaded() throws {
+        let store = try makeStore()
+        store.singleUploadLimit = 1 << 20
+        store.minimumPartSize = 5 << 20
+        // One PUT, then two parts (the second cut short).
+        for (count, path) in [(500_000, "originals/2024/06/04/cut.jpg"), ((6 << 20) + 1, "originals/2024/06/04/cut-parts.jpg")] {
+            try assertPublishRefused(bytes(count, seed: UInt32(count & 0xFF)), to: path, in: store, changedAfterHashing: { fd in
+                guard ftruncate(fd, off_t(count - 1000)) == 0 else { throw POSIXFileError(path: path, operation: "truncate", code: errno) }
+            }, expected: { path, _ in .shortRead(path: path) })
+        }
     }
 
     // MARK: Recovery

@@ -96,6 +96,29 @@ public final class S3Client: Sendable {
         return S3ObjectInfo.unquote(response.header("etag") ?? "")
     }
 
+    /// Stores bytes of a file as the object (at most 5 GiB), streamed from the file with the
+    /// declared hash as `x-amz-content-sha256` (see `S3FileSlice`: a file that no longer holds
+    /// those bytes is refused with `S3StoreError.contentChanged` or `.shortRead`, and no object
+    /// is made). Returns the ETag.
+    @discardableResult
+    public func putObject(bucket: String, key: String, file: S3FileSlice, contentType: String? = nil,
+                          metadata: [String: String] = [:]) throws -> String {
+        let response = try send(S3Request(
+            method: "PUT", bucket: bucket, key: key,
+            headers: try Self.objectHeaders(contentType: contentType, metadata: metadata), file: file), file: file)
+        return S3ObjectInfo.unquote(response.header("etag") ?? "")
+    }
+
+    /// Sends a request whose body is `file`. The server's BadDigest (the body it got does not
+    /// hash to `x-amz-content-sha256`) says the same as the transport's own check.
+    private func send(_ request: S3Request, file: S3FileSlice) throws -> S3Response {
+        do {
+            return try transport.perform(request)
+        } catch S3Error.http(_, "BadDigest", _, _) {
+            throw S3StoreError.contentChanged(path: file.path, sha256: file.sha256)
+        }
+    }
+
     /// Copies an object within the store (source at most 5 GiB); with `.replace`, the copy gets
     /// `contentType` and `metadata` instead of the source's. Returns the new ETag.
     @discardableResult
@@ -183,10 +206,22 @@ public final class S3Client: Sendable {
         let response = try transport.perform(S3Request(
             method: "PUT", bucket: bucket, key: key,
             query: [("partNumber", String(partNumber)), ("uploadId", uploadID)], body: data))
+        return try Self.uploadedPart(response, number: partNumber, bucket: bucket, key: key)
+    }
+
+    /// Uploads part `partNumber` from bytes of a file, streamed and checked as `putObject(file:)` does.
+    public func uploadPart(bucket: String, key: String, uploadID: String, partNumber: Int, file: S3FileSlice) throws -> S3UploadedPart {
+        let response = try send(S3Request(
+            method: "PUT", bucket: bucket, key: key,
+            query: [("partNumber", String(partNumber)), ("uploadId", uploadID)], file: file), file: file)
+        return try Self.uploadedPart(response, number: partNumber, bucket: bucket, key: key)
+    }
+
+    private static func uploadedPart(_ response: S3Response, number: Int, bucket: String, key: String) throws -> S3UploadedPart {
         guard let etag = response.header("etag") else {
-            throw S3Error.invalidResponse("part \(partNumber) of s3://\(bucket)/\(key) was stored without an ETag")
+            throw S3Error.invalidResponse("part \(number) of s3://\(bucket)/\(key) was stored without an ETag")
         }
-        return S3UploadedPart(partNumber: partNumber, etag: S3ObjectInfo.unquote(etag))
+        return S3UploadedPart(partNumber: number, etag: S3ObjectInfo.unquote(etag))
     }
 
     /// Joins the parts (in part-number order) into the object; returns its ETag.

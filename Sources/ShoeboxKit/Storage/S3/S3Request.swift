@@ -9,8 +9,21 @@ struct S3Request {
     var query: [(name: String, value: String)] = []
     /// Extra headers (content-type, x-amz-meta-*, range…); every one is signed by libcurl.
     var headers: [(name: String, value: String)] = []
-    /// The body, sent from memory and hashed for `x-amz-content-sha256`.
-    var body: Data?
+    /// The body: bytes in memory (hashed here for `x-amz-content-sha256`) or a slice of a
+    /// file streamed from disk (hashed by the caller).
+    var body: Body?
+
+    enum Body {
+        case data(Data)
+        case file(S3FileSlice)
+
+        var count: Int64 {
+            switch self {
+            case .data(let data): return Int64(data.count)
+            case .file(let slice): return slice.length
+            }
+        }
+    }
 
     init(method: String, bucket: String?, key: String? = nil, query: [(name: String, value: String)] = [],
          headers: [(name: String, value: String)] = [], body: Data? = nil) {
@@ -19,7 +32,13 @@ struct S3Request {
         self.key = key
         self.query = query
         self.headers = headers
-        self.body = body
+        self.body = body.map(Body.data)
+    }
+
+    init(method: String, bucket: String?, key: String? = nil, query: [(name: String, value: String)] = [],
+         headers: [(name: String, value: String)] = [], file: S3FileSlice) {
+        self.init(method: method, bucket: bucket, key: key, query: query, headers: headers)
+        body = .file(file)
     }
 
     /// "PUT s3://bucket/key" for messages.

@@ -9,8 +9,12 @@ import Foundation
 /// Signing is libcurl's CURLOPT_AWS_SIGV4 ("aws:amz:REGION:s3"). libcurl 7.88 signs the
 /// path and query exactly as written in the URL and every header given in
 /// CURLOPT_HTTPHEADER, and adds no `x-amz-content-sha256`: the transport sends that header
-/// itself (the SHA-256 of the in-memory body, or of the empty string) and writes the URL in
-/// canonical form (S3URIEncoding: query sorted by name, everything RFC 3986-encoded).
+/// itself (the SHA-256 of the in-memory body, the one a file body was declared with, or
+/// that of the empty string) and writes the URL in canonical form (S3URIEncoding: query
+/// sorted by name, everything RFC 3986-encoded).
+///
+/// A file body (`S3FileSlice`) is streamed from the file with CURLOPT_READFUNCTION, a buffer
+/// of libcurl's at a time, and hashed as it goes (see `S3CallContext.readFile`).
 final class S3Transport: @unchecked Sendable {
     static let emptyPayloadSHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     /// Statuses that mean "try again later".
@@ -97,15 +101,26 @@ final class S3Transport: @unchecked Sendable {
         var keepHandle = true
         defer { if keepHandle { checkIn(handle) } else { curl_easy_cleanup(handle) } }
         let context = S3CallContext(handle: handle, upload: request.body, receive: receive)
+        do {
+            try context.openUpload()
+        } catch {
+            return .failed(error, retryable: false, delivered: 0)
+        }
         let url = configuration.url(
             bucket: request.bucket, key: request.key, query: S3URIEncoding.canonicalQuery(request.query))
 
         var headerLines = [String]()
-        let payloadHash = request.body.map { body -> String in
+        let payloadHash: String
+        switch request.body {
+        case .data(let body)?:
             let hasher = SHA256Hasher()
             hasher.update(body)
-            return hasher.finalizeHex()
-        } ?? Self.emptyPayloadSHA256
+            payloadHash = hasher.finalizeHex()
+        case .file(let slice)?:
+            payloadHash = slice.sha256.lowercased()
+        case nil:
+            payloadHash = Self.emptyPayloadSHA256
+        }
         headerLines.append("x-amz-content-sha256: \(payloadHash)")
         if let token = configuration.sessionToken { headerLines.append("x-amz-security-token: \(token)") }
         for (name, value) in request.headers { headerLines.append("\(name): \(value)") }
@@ -147,6 +162,8 @@ final class S3Transport: @unchecked Sendable {
             long(CURLOPT_HTTPGET, 1)
         case "PUT":
             long(CURLOPT_UPLOAD, 1)
+            // Fewer, larger reads of a file body (libcurl's default is 64 KiB).
+            long(CURLOPT_UPLOAD_BUFFERSIZE, 256 * 1024)
             _ = shim_curl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body?.count ?? 0))
             shim_curl_setopt_data_function(handle, CURLOPT_READFUNCTION, s3ReadCallback)
             shim_curl_setopt_pointer(handle, CURLOPT_READDATA, userdata)
@@ -165,13 +182,24 @@ final class S3Transport: @unchecked Sendable {
 
         let code = withExtendedLifetime(context) { curl_easy_perform(handle) }
         if code == CURLE_OK {
-            return .answered(S3Response(status: context.status(), headers: context.headers, body: context.body),
+            let status = context.status()
+            if (200..<300).contains(status), !context.uploadSentWhole {
+                // A success before the whole file body was read (and checked): not taken as stored.
+                keepHandle = false
+                return .failed(S3Error.invalidResponse("\(request.summary) was answered \(status) before its whole body was sent"),
+                               retryable: false, delivered: context.delivered)
+            }
+            return .answered(S3Response(status: status, headers: context.headers, body: context.body),
                              delivered: context.delivered)
         }
         // A handle whose transfer failed may hold a broken connection: not reused.
         keepHandle = false
         if let receiverError = context.receiverError {
             return .failed(receiverError, retryable: false, delivered: context.delivered)
+        }
+        if let uploadError = context.uploadError {
+            // The file body ended early, changed, or could not be read: sending it again would not help.
+            return .failed(uploadError, retryable: false, delivered: context.delivered)
         }
         let detail = String(cString: errorBuffer)
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
@@ -233,8 +261,18 @@ final class S3Transport: @unchecked Sendable {
 /// What libcurl's callbacks fill in for one attempt.
 final class S3CallContext {
     let handle: UnsafeMutableRawPointer
-    let upload: Data?
-    var uploadOffset = 0
+    let upload: S3Request.Body?
+    /// Where libcurl's next read starts, from the start of the body.
+    var uploadOffset: Int64 = 0
+    /// A file body's descriptor (`openUpload`), closed with the context.
+    private var uploadDescriptor: Int32 = -1
+    /// The bytes of a file body handed to libcurl so far, from its start (made by `openUpload`).
+    private var uploadHasher: SHA256Hasher?
+    /// A file body was read to its end and hashed to its declared SHA-256.
+    private var uploadChecked = false
+    /// Why a file body could not be sent (it ended early, changed, or could not be read); the
+    /// read callback then aborted the transfer.
+    var uploadError: Error?
     let receive: ((UnsafeRawBufferPointer) throws -> Void)?
     var receiverError: Error?
     var headers: [String: String] = [:]
@@ -244,10 +282,28 @@ final class S3CallContext {
     /// An error answer's body is kept up to this size (enough for any S3 error document).
     static let maxErrorBody = 1 << 20
 
-    init(handle: UnsafeMutableRawPointer, upload: Data?, receive: ((UnsafeRawBufferPointer) throws -> Void)?) {
+    init(handle: UnsafeMutableRawPointer, upload: S3Request.Body?, receive: ((UnsafeRawBufferPointer) throws -> Void)?) {
         self.handle = handle
         self.upload = upload
         self.receive = receive
+    }
+
+    deinit {
+        if uploadDescriptor >= 0 { close(uploadDescriptor) }
+    }
+
+    /// Opens a file body.
+    func openUpload() throws {
+        guard case .file(let slice)? = upload else { return }
+        uploadDescriptor = open(slice.path, O_RDONLY | O_CLOEXEC)
+        guard uploadDescriptor >= 0 else { throw POSIXFileError(path: slice.path, operation: "open", code: errno) }
+        uploadHasher = SHA256Hasher()
+    }
+
+    /// Whether the whole body went to libcurl (for a file body: and hashed to what it was declared as).
+    var uploadSentWhole: Bool {
+        guard case .file(let slice)? = upload, slice.length > 0 else { return true }
+        return uploadChecked
     }
 
     func status() -> Int {
@@ -290,14 +346,75 @@ final class S3CallContext {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard let upload else { return 0 }
-        let count = min(buffer.count, upload.count - uploadOffset)
-        guard count > 0 else { return 0 }
-        upload.withUnsafeBytes { source in
-            buffer.baseAddress!.copyMemory(from: source.baseAddress! + uploadOffset, byteCount: count)
+        switch upload {
+        case nil:
+            return 0
+        case .data(let data)?:
+            let offset = Int(uploadOffset)
+            let count = min(buffer.count, data.count - offset)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { source in
+                buffer.baseAddress!.copyMemory(from: source.baseAddress! + offset, byteCount: count)
+            }
+            uploadOffset += Int64(count)
+            return count
+        case .file(let slice)?:
+            return readFile(slice, into: buffer)
         }
-        uploadOffset += count
-        return count
+    }
+
+    /// Fills libcurl's buffer from the file and hashes what it hands over. Before the last
+    /// bytes go, the hash of the whole body is compared with the declared one: a file that
+    /// changed since it was hashed aborts the transfer (the server never gets the whole body),
+    /// as does one that ends early or cannot be read.
+    private func readFile(_ slice: S3FileSlice, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let uploadHasher else { return Self.readAbort }
+        let want = Int(min(Int64(buffer.count), slice.length - uploadOffset))
+        guard want > 0 else { return 0 }
+        var got = 0
+        while got < want {
+            let count = pread(uploadDescriptor, buffer.baseAddress! + got, want - got,
+                              off_t(slice.offset + uploadOffset + Int64(got)))
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 {
+                uploadError = POSIXFileError(path: slice.path, operation: "read", code: errno)
+                return Self.readAbort
+            }
+            if count == 0 {
+                uploadError = S3StoreError.shortRead(path: slice.path)
+                return Self.readAbort
+            }
+            got += count
+        }
+        uploadHasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+        uploadOffset += Int64(got)
+        if uploadOffset == slice.length {
+            guard uploadHasher.finalizeHex() == slice.sha256.lowercased() else {
+                uploadError = S3StoreError.contentChanged(path: slice.path, sha256: slice.sha256)
+                return Self.readAbort
+            }
+            uploadChecked = true
+        }
+        return got
+    }
+
+    private static let readAbort = Int(CURL_READFUNC_ABORT)
+
+    /// Moves libcurl's read position (a rewind to send the body again). A file body is
+    /// hashed as it is read, so it can only go back to its start.
+    func seek(to offset: Int64) -> Bool {
+        switch upload {
+        case .file?:
+            guard offset == 0 else { return false }
+            uploadHasher = SHA256Hasher()
+            uploadChecked = false
+        case .data(let data)?:
+            guard offset <= Int64(data.count) else { return false }
+        case nil:
+            guard offset == 0 else { return false }
+        }
+        uploadOffset = offset
+        return true
     }
 }
 
@@ -315,12 +432,12 @@ private func s3HeaderCallback(data: UnsafeMutablePointer<CChar>?, size: Int, cou
     return size * count
 }
 
-/// Rewinds an upload libcurl must send again (CURL_SEEKFUNC_OK, or CANTSEEK for anything but an absolute offset in the body).
+/// Rewinds an upload libcurl must send again (CURL_SEEKFUNC_OK, or CANTSEEK for anything but an
+/// absolute offset in an in-memory body or the start of a file body).
 private func s3SeekCallback(userdata: UnsafeMutableRawPointer?, offset: curl_off_t, origin: Int32) -> Int32 {
     guard let userdata else { return 2 }
     let context = Unmanaged<S3CallContext>.fromOpaque(userdata).takeUnretainedValue()
-    guard origin == SEEK_SET, offset >= 0, Int(offset) <= (context.upload?.count ?? 0) else { return 2 }
-    context.uploadOffset = Int(offset)
+    guard origin == SEEK_SET, offset >= 0, context.seek(to: Int64(offset)) else { return 2 }
     return 0
 }
 

@@ -4,9 +4,12 @@
     python3 scripted_http_server.py SCRIPT.json LOG.jsonl
 
 SCRIPT.json: a list of {"status": N, "body": "...", "headers": {...}}; request i gets answer i
-(the last one repeats). Each request is appended to LOG.jsonl as {"method", "path", "headers"}.
+(the last one repeats; a request whose body ends early gets none and uses none up). Each
+request is appended to LOG.jsonl as {"method", "path", "headers", "bodyLength", "bodySHA256"}
+(the length and SHA-256, hex, of the body received).
 Prints the port it listens on (127.0.0.1 only), then serves until stdin closes.
 """
+import hashlib
 import json
 import sys
 import threading
@@ -23,14 +26,19 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self):
         length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
+        received = self.rfile.read(length) if length else b""
+        whole = len(received) == length
         with lock:
             index = min(count[0], len(script) - 1)
-            count[0] += 1
+            count[0] += whole
             with open(log_path, "a") as log:
                 log.write(json.dumps({"method": self.command, "path": self.path,
-                                      "headers": {k.lower(): v for k, v in self.headers.items()}}) + "\n")
+                                      "headers": {k.lower(): v for k, v in self.headers.items()},
+                                      "bodyLength": len(received),
+                                      "bodySHA256": hashlib.sha256(received).hexdigest()}) + "\n")
+        if not whole:  # the client gave up mid-body: no one to answer
+            self.close_connection = True
+            return
         entry = script[index]
         body = entry.get("body", "").encode()
         self.send_response(entry["status"])
