@@ -53,6 +53,7 @@ final class PostgresWorkQueueTests: XCTestCase {
     func testLoadQueuesDistinctURLsInOrder() throws { try contract.checkLoadQueuesDistinctURLsInOrder() }
     func testURLSharedByTwoListsIsQueuedOnce() throws { try contract.checkURLSharedByTwoListsIsQueuedOnce() }
     func testRefusals() throws { try contract.checkRefusals() }
+    func testOddURLsRoundTrip() throws { try contract.checkOddURLsRoundTrip() }
     func testConcurrentLoadersLoadOnce() throws { try contract.checkConcurrentLoadersLoadOnce() }
     func testKilledLoaderIsResumed() throws { try contract.checkKilledLoaderIsResumed() }
     func testLoadingElsewhereIsClaimable() throws { try contract.checkLoadingElsewhereIsClaimable() }

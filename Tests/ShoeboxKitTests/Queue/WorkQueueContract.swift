@@ -124,6 +124,27 @@ struct WorkQueueContract {
         XCTAssertEqual(claimed.map(\.url), ["http://h/c"], file: file, line: line)
     }
 
+    /// URLs with what an array literal or a C string could mangle come back byte for byte,
+    /// and ones that differ only by a byte (case, a composed accent) are two items.
+    func checkOddURLsRoundTrip(file: StaticString = #filePath, line: UInt = #line) throws {
+        let queue = try open()
+        defer { queue.close() }
+        let list = Self.list("odd")
+        let odd = [
+            "http://h/quote\"d", "http://h/back\\slash", "http://h/\"\u{301}combining", "http://h/{braces},comma",
+            "http://h/sp ace", "NULL", "http://h/été", "http://h/e\u{301}te\u{301}", "http://h/ÉTÉ", "http://h/☃🐈",
+            "http://h/" + String(repeating: "long/", count: 1_000), "http://h/'single'", "http://h/tab\tline",
+        ]
+        XCTAssertEqual(Set(odd).count, odd.count - 1, "é and e + U+0301 are one Swift string…", file: file, line: line)
+        XCTAssertEqual(Set(odd.map { Array($0.utf8) }).count, odd.count, "…but different bytes", file: file, line: line)
+        let report = try queue.load(
+            list: list, entries: odd.enumerated().map { (line: $0.offset + 1, url: $0.element) }, batchSize: 5, wait: true)
+        XCTAssertEqual(report.itemsAdded, odd.count, file: file, line: line)
+        let items = try queue.claim(worker: Self.worker("o"), list: list, limit: 100, lease: 60)
+        XCTAssertEqual(items.map { Array($0.url.utf8) }, odd.map { Array($0.utf8) }, file: file, line: line)
+        XCTAssertEqual(items.map(\.line), Array(1...odd.count), file: file, line: line)
+    }
+
     /// Out-of-order lines and impossible URLs are the caller's bug, refused; claims on an
     /// unknown list too.
     func checkRefusals(file: StaticString = #filePath, line: UInt = #line) throws {

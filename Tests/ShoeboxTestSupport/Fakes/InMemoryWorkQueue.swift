@@ -69,7 +69,9 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
         fileprivate let clock: @Sendable () -> Date
         fileprivate var lists: [String: List] = [:]
         fileprivate var items: [Item] = []
-        fileprivate var urls: Set<String> = []
+        /// URLs as bytes: Swift's String equality is canonical equivalence ("é" == "e\u{301}"),
+        /// PostgreSQL's key is the bytes.
+        fileprivate var urls: Set<[UInt8]> = []
         fileprivate var workers: [String: Worker] = [:]
         fileprivate var tallies: [String: (done: Int, failed: Int)] = [:]
 
@@ -152,7 +154,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
             try checkOpen()
             added += store.locked {
                 var count = 0
-                for entry in batch where store.urls.insert(entry.url).inserted {
+                for entry in batch where store.urls.insert(Array(entry.url.utf8)).inserted {
                     store.items.append(
                         Store.Item(id: Int64(store.items.count + 1), list: listID, line: entry.line, url: entry.url))
                     count += 1
