@@ -60,6 +60,7 @@ final class PostgresWorkQueueTests: XCTestCase {
     func testConcurrentClaimersShareTheList() throws { try contract.checkConcurrentClaimersShareTheList() }
     func testExpiredLeaseIsTakenOver() throws { try contract.checkExpiredLeaseIsTakenOver() }
     func testRenewKeepsItems() throws { try contract.checkRenewKeepsItems() }
+    func testRenewerKeepsLeasesWhileRunning() throws { try contract.checkRenewerKeepsLeasesWhileRunning() }
     func testRetryLaterWaitsItsDelay() throws { try contract.checkRetryLaterWaitsItsDelay() }
     func testReleaseReturnsItemsAtOnce() throws { try contract.checkReleaseReturnsItemsAtOnce() }
     func testStatusCountsAfterAScript() throws { try contract.checkStatusCountsAfterAScript() }

@@ -350,6 +350,30 @@ struct WorkQueueContract {
         XCTAssertEqual(status.workersHoldingLeases, 1, file: file, line: line)
     }
 
+    /// The renewer keeps a worker's claims from running out while it runs; once stopped,
+    /// they run out and go to another worker.
+    func checkRenewerKeepsLeasesWhileRunning(file: StaticString = #filePath, line: UInt = #line) throws {
+        let first = try open(), second = try open(), third = try open()
+        defer { first.close(); second.close(); third.close() }
+        let list = Self.list("renewer")
+        try first.load(list: list, entries: Self.entries(3), batchSize: 10, wait: true)
+        let a = Self.worker("a"), b = Self.worker("b")
+        let held = try first.claim(worker: a, list: list, limit: 3, lease: 1)
+        let renewals = Collected<Set<Int64>>()
+        let renewer = WorkLeaseRenewer(queue: third, worker: a, lease: 1, interval: 0.25, onRenew: { renewals.add($0) })
+        XCTAssertTrue(renewer.start(), file: file, line: line)
+        for _ in 0..<6 {
+            pause(0.4)
+            XCTAssertEqual(try second.claim(worker: b, list: list, limit: 3, lease: 30), [], file: file, line: line)
+        }
+        renewer.stop()
+        XCTAssertGreaterThanOrEqual(renewals.values.count, 3, file: file, line: line)
+        XCTAssertEqual(renewals.values.last, Set(held.map(\.id)), file: file, line: line)
+        pause(1.5)
+        XCTAssertEqual(Set(try second.claim(worker: b, list: list, limit: 3, lease: 30).map(\.id)), Set(held.map(\.id)),
+                       file: file, line: line)
+    }
+
     /// retryLater with a delay: not claimable before it, claimable after (before fresh items),
     /// with its attempt counted and its reason kept. Delay 0 (or less): claimable at once.
     func checkRetryLaterWaitsItsDelay(file: StaticString = #filePath, line: UInt = #line) throws {
