@@ -223,4 +223,42 @@ final class PostgresWorkQueueTests: XCTestCase {
         let next = try queue.claim(worker: worker, list: list, limit: 3, lease: 60)
         XCTAssertEqual(next.map(\.line), [1_001, 1_002, 1_003])
     }
+
+    /// The queue alone (no transfers): 1, 2 and 4 workers, one connection each, claiming 100
+    /// and completing them in one call until 20,000 items are done; the rate is printed (a
+    /// measurement for bench/ and the scale plan, not asserted), the bookkeeping asserted.
+    func testClaimAndCompleteThroughput() throws {
+        let loader = try PostgresWorkQueue(uri: uri)
+        defer { loader.close() }
+        for workers in [1, 2, 4] {
+            let list = WorkQueueContract.list("throughput \(workers)")
+            let count = 20_000
+            try loader.load(list: list, entries: WorkQueueContract.entries(count, prefix: "http://t\(workers)/"), batchSize: 5_000, wait: true)
+            let queues = try (0..<workers).map { _ in try PostgresWorkQueue(uri: uri) }
+            defer { for queue in queues { queue.close() } }
+            let calls = Collected<Int>()
+            let started = Date()
+            let errors = WorkQueueContract.concurrently(workers) { index in
+                let me = WorkerIdentity(id: "t\(workers)-\(index)", host: "h", pid: index)
+                var made = 0
+                while true {
+                    let items = try queues[index].claim(worker: me, list: list, limit: 100, lease: 60)
+                    made += 1
+                    if items.isEmpty { break }
+                    let done = try queues[index].complete(worker: me, items: items.map { WorkCompletion(id: $0.id, outcome: "stored") })
+                    made += 1
+                    XCTAssertEqual(done.count, items.count)
+                }
+                calls.add(made)
+            }
+            let seconds = Date().timeIntervalSince(started)
+            XCTAssertEqual(errors, [])
+            let status = try XCTUnwrap(try loader.status(list: list, exact: true))
+            XCTAssertEqual(status.done, count)
+            let roundTrips = calls.values.reduce(0, +)
+            print(String(
+                format: "queue throughput, %d worker(s), batches of 100: %.0f items/s, %.3f round trips per item",
+                workers, Double(count) / seconds, Double(roundTrips) / Double(count)))
+        }
+    }
 }
