@@ -154,6 +154,8 @@ enum PostgresWorkQueueSchema {
     /// due retries, fresh items in list order. Rows another claimer has locked are skipped;
     /// a row updated meanwhile is re-checked against its branch's condition before it is
     /// locked (READ COMMITTED re-evaluation), so it is never handed out twice.
+    /// `id = ANY (ARRAY (…))` rather than a join: a generic plan guesses `LIMIT $5` at a tenth
+    /// of the table and, on a big one, may join the picked ids by hashing a scan of all of it.
     static let claim = """
         WITH heartbeat AS (
             INSERT INTO work_workers AS w (id, host, pid, list_id, lease_until)
@@ -182,7 +184,7 @@ enum PostgresWorkQueueSchema {
         )
         UPDATE work_items AS item SET state = 'claimed', worker = $1,
             lease_until = now() + make_interval(secs => $6::double precision), claims = item.claims + 1
-        FROM picked WHERE item.id = picked.id
+        WHERE item.id = ANY (ARRAY (SELECT id FROM picked))
         RETURNING item.id, item.url, item.line, item.attempts, item.claims, item.last_error
         """
 

@@ -199,6 +199,20 @@ final class PostgresWorkQueueTests: XCTestCase {
             XCTAssertTrue(plan.contains(index), "claim plan uses \(index):\n\(plan)")
         }
         XCTAssertFalse(plan.contains("Seq Scan on work_items"), plan)
+        XCTAssertTrue(plan.contains("Index Scan using work_items_pkey on work_items item"), plan)
+
+        let completePlan = try psql(
+            "SET plan_cache_mode = force_generic_plan; "
+                + "PREPARE complete_plan (text, bigint[], text[]) AS \(PostgresWorkQueueSchema.complete); "
+                + "EXPLAIN EXECUTE complete_plan ('big', '{1,2,3}', '{a,b,c}')")
+        XCTAssertFalse(completePlan.contains("Seq Scan on work_items"), completePlan)
+        for statement in [PostgresWorkQueueSchema.renew, PostgresWorkQueueSchema.release] {
+            let parameters = statement == PostgresWorkQueueSchema.renew ? "(text, text, bigint, double precision)" : "(text)"
+            let values = statement == PostgresWorkQueueSchema.renew ? "('big', 'h', 1, 60)" : "('big')"
+            let plan = try psql(
+                "SET plan_cache_mode = force_generic_plan; PREPARE p \(parameters) AS \(statement); EXPLAIN EXECUTE p \(values)")
+            XCTAssertTrue(plan.contains("work_items_holder"), plan)
+        }
 
         let statusPlan = try psql(
             "SET plan_cache_mode = force_generic_plan; "
