@@ -16,11 +16,19 @@ public struct WorkerIdentity: Sendable, Hashable, CustomStringConvertible {
 
     /// This process: id `HOST-PID-XXXXXXXX` (8 random hex digits).
     public static func current() -> WorkerIdentity {
-        let host = ProcessInfo.processInfo.hostName
+        let host = hostName()
         let pid = Int(ProcessInfo.processInfo.processIdentifier)
         let random = String(UInt32.random(in: .min ... .max), radix: 16)
         let suffix = String(repeating: "0", count: 8 - random.count) + random
         return WorkerIdentity(id: "\(host)-\(pid)-\(suffix)", host: host, pid: pid)
+    }
+
+    /// gethostname(2): ProcessInfo.hostName may ask the resolver for a canonical name.
+    public static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown-host" }
+        let name = String(cString: buffer)
+        return name.isEmpty ? "unknown-host" : name
     }
 
     public var description: String { id }

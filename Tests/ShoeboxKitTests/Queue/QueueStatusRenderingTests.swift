@@ -111,4 +111,23 @@ final class QueueStatusRenderingTests: XCTestCase {
         XCTAssertTrue(none.contains("\"next_retry_at\":null"), none)
         XCTAssertTrue(none.contains("\"next_retry_in_seconds\":null"), none)
     }
+
+    func testIdentities() throws {
+        let me = WorkerIdentity.current()
+        XCTAssertEqual(me.pid, Int(getpid()))
+        XCTAssertFalse(me.host.isEmpty)
+        XCTAssertTrue(me.id.hasPrefix("\(me.host)-\(me.pid)-"), me.id)
+        XCTAssertNotEqual(WorkerIdentity.current().id, me.id, "a new id per call")
+
+        let bytes = Array("http://h/a.jpg\n".utf8)
+        let inMemory = ListIdentity.ofBytes(bytes, name: "a.txt")
+        XCTAssertEqual(inMemory.sha256, "dc22f0b8b6e6dcf61590eda315669e52e26b9ab49c1f831a2ebc71b267734e4e", "sha256sum's")
+        let path = NSTemporaryDirectory() + "list-\(UUID().uuidString).txt"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fromFile = try ListIdentity.ofFile(atPath: path)
+        XCTAssertEqual(fromFile, inMemory, "same bytes, same list, whatever the name")
+        XCTAssertTrue(fromFile.name.hasPrefix("list-"))
+        XCTAssertNotEqual(ListIdentity.ofBytes(bytes + [10], name: "a.txt"), inMemory)
+    }
 }
