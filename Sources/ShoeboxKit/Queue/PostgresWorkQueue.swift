@@ -26,7 +26,10 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
     private let lock = NSRecursiveLock()
     /// List sha256 → id (a list's row is never deleted).
     private var listIDs: [String: Int64] = [:]
-    private var closed = false
+    /// Set by `close` before it waits for the call under way: a load stops at its next batch.
+    private let closing = ManagedAtomicFlag()
+    /// How often a loader waiting for another one looks again.
+    static let loadPollInterval = 0.25
 
     /// Connects to the database `uri` names; creates the catalog (through `PostgresCatalog`)
     /// and the queue's tables when missing. Throws `PostgresError`, like `PostgresCatalog`.
@@ -45,13 +48,13 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
 
     deinit { connection.close() }
 
-    /// Ends the connection now (also done on deinit): a load in progress stops at its next
-    /// batch, and the server frees its lock. Later calls throw `WorkQueueError.closed`.
+    /// Ends the connection (also done on deinit), from any thread: a call under way on another
+    /// thread ends first (a load stops at its next batch or its next look at another loader,
+    /// throwing `WorkQueueError.closed`), and the server frees the lock. Later calls throw
+    /// `WorkQueueError.closed`.
     public func close() {
-        locked {
-            closed = true
-            connection.close()
-        }
+        closing.set()
+        locked { connection.close() }
     }
 
     // MARK: Connection
@@ -72,7 +75,7 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
     private func call<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        guard !closed else { throw WorkQueueError.closed }
+        guard !closing.isSet else { throw WorkQueueError.closed }
         if connection.isBroken {
             try connection.reconnectIfBroken()
             try configureSession()
@@ -135,12 +138,18 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
             listIDs[list.sha256] = id
             if loaded { return QueueLoadReport(outcome: .alreadyLoaded, resumedAfterLine: 0, urlsOffered: 0, itemsAdded: 0) }
 
-            if wait {
-                try connection.run(PostgresWorkQueueSchema.lockList, [.integer(id)])
-            } else {
-                let got = try connection.query(PostgresWorkQueueSchema.tryLockList, [.integer(id)]) { $0.string(0) == "t" }
-                guard got.first == true else {
+            // Polled rather than a blocking pg_advisory_lock: a waiting loader sees the list
+            // loaded as soon as it is, and `close` from another thread is heard.
+            while try connection.query(PostgresWorkQueueSchema.tryLockList, [.integer(id)], { $0.string(0) == "t" }).first
+                != true
+            {
+                guard wait else {
                     return QueueLoadReport(outcome: .loadingElsewhere, resumedAfterLine: 0, urlsOffered: 0, itemsAdded: 0)
+                }
+                Thread.sleep(forTimeInterval: Self.loadPollInterval)
+                guard !closing.isSet else { throw WorkQueueError.closed }
+                if try listState(list).1 {
+                    return QueueLoadReport(outcome: .alreadyLoaded, resumedAfterLine: 0, urlsOffered: 0, itemsAdded: 0)
                 }
             }
             defer {
@@ -169,14 +178,14 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
                 lines.append(Int64(entry.line))
                 urls.append(entry.url)
                 if urls.count >= size {
-                    guard !closed else { throw WorkQueueError.closed }
+                    guard !closing.isSet else { throw WorkQueueError.closed }
                     added += try insertBatch(list: id, lines: lines, urls: urls, through: entry.line)
                     offered += urls.count
                     lines.removeAll(keepingCapacity: true)
                     urls.removeAll(keepingCapacity: true)
                 }
             }
-            guard !closed else { throw WorkQueueError.closed }
+            guard !closing.isSet else { throw WorkQueueError.closed }
             if !urls.isEmpty {
                 added += try insertBatch(list: id, lines: lines, urls: urls, through: previous)
                 offered += urls.count

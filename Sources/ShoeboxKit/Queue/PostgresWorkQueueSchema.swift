@@ -116,7 +116,6 @@ enum PostgresWorkQueueSchema {
     static let ensureList = "INSERT INTO work_lists (sha256, name) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING"
     static let listState = "SELECT id, state, loaded_through FROM work_lists WHERE sha256 = $1"
     static let listID = "SELECT id FROM work_lists WHERE sha256 = $1"
-    static let lockList = "SELECT pg_advisory_lock(\(loadLockNamespace)::int, $1::int)"
     static let tryLockList = "SELECT pg_try_advisory_lock(\(loadLockNamespace)::int, $1::int)"
     static let unlockList = "SELECT pg_advisory_unlock(\(loadLockNamespace)::int, $1::int)"
 

@@ -19,6 +19,7 @@ final class InMemoryWorkQueueTests: XCTestCase {
     func testConcurrentLoadersLoadOnce() throws { try contract.checkConcurrentLoadersLoadOnce() }
     func testKilledLoaderIsResumed() throws { try contract.checkKilledLoaderIsResumed() }
     func testLoadingElsewhereIsClaimable() throws { try contract.checkLoadingElsewhereIsClaimable() }
+    func testCloseStopsAWaitingLoader() throws { try contract.checkCloseStopsAWaitingLoader() }
     func testConcurrentClaimersShareTheList() throws { try contract.checkConcurrentClaimersShareTheList() }
     func testExpiredLeaseIsTakenOver() throws { try contract.checkExpiredLeaseIsTakenOver() }
     func testRenewKeepsItems() throws { try contract.checkRenewKeepsItems() }

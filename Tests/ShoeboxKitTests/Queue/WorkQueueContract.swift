@@ -260,6 +260,54 @@ struct WorkQueueContract {
         XCTAssertEqual(try other.status(list: list)?.total, 3_000, file: file, line: line)
     }
 
+    /// A loader waiting for another one is stopped by `close` from another thread (Ctrl-C
+    /// while the list loads elsewhere), and the other loader is not disturbed.
+    func checkCloseStopsAWaitingLoader(file: StaticString = #filePath, line: UInt = #line) throws {
+        let loader = try open(), waiter = try open()
+        defer { loader.close() }
+        let list = Self.list("close waiter")
+        let entries = Self.entries(3_000)
+        let midway = DispatchSemaphore(value: 0)
+        let goOn = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        let reports = Collected<QueueLoadReport>()
+        let waiterErrors = Collected<String>()
+        group.enter()
+        Thread {
+            let slow = entries.lazy.map { entry -> (line: Int, url: String) in
+                if entry.line == entries[1_500].line {
+                    midway.signal()
+                    goOn.wait()
+                }
+                return entry
+            }
+            do { reports.add(try loader.load(list: list, entries: slow, batchSize: 1_000, wait: true)) } catch {}
+            group.leave()
+        }.start()
+        midway.wait()
+        let waiting = DispatchGroup()
+        waiting.enter()
+        Thread {
+            do {
+                _ = try waiter.load(list: list, entries: entries, batchSize: 1_000, wait: true)
+                waiterErrors.add("returned")
+            } catch {
+                waiterErrors.add("\(error)")
+            }
+            waiting.leave()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        let closedAt = Date()
+        waiter.close()
+        XCTAssertEqual(waiting.wait(timeout: .now() + 10), .success, "the waiter stopped", file: file, line: line)
+        XCTAssertLessThan(Date().timeIntervalSince(closedAt), 5, file: file, line: line)
+        XCTAssertEqual(waiterErrors.values, ["\(WorkQueueError.closed)"], file: file, line: line)
+        goOn.signal()
+        group.wait()
+        XCTAssertEqual(reports.values.map(\.outcome), [.loaded], file: file, line: line)
+        XCTAssertEqual(try loader.status(list: list)?.total, 3_000, file: file, line: line)
+    }
+
     /// N workers (one connection each, on threads) claiming until the list is empty get
     /// disjoint batches that cover every item exactly once.
     func checkConcurrentClaimersShareTheList(workers: Int = 4, file: StaticString = #filePath, line: UInt = #line) throws {

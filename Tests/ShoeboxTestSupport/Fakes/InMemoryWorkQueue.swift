@@ -99,6 +99,11 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
         closedLock.lock()
         isClosed = true
         closedLock.unlock()
+        // Wakes a load of this instance waiting for another loader (it looks at the flag
+        // under this lock, so the wake-up cannot fall between its look and its wait).
+        store.condition.lock()
+        store.condition.broadcast()
+        store.condition.unlock()
     }
 
     private func checkOpen() throws {
@@ -136,6 +141,12 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
                 return QueueLoadReport(outcome: .loadingElsewhere, resumedAfterLine: 0, urlsOffered: 0, itemsAdded: 0)
             }
             store.condition.wait()
+            do {
+                try checkOpen()
+            } catch {
+                store.condition.unlock()
+                throw error
+            }
         }
         store.lists[list.sha256]?.loaderBusy = true
         let through = store.lists[list.sha256]?.through ?? 0
