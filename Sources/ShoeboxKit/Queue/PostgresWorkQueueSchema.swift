@@ -147,7 +147,8 @@ enum PostgresWorkQueueSchema {
 
     // MARK: Claims
 
-    /// $1 worker id, $2 host, $3 pid, $4 list id, $5 limit, $6 lease seconds. Three
+    /// $1 worker id, $2 host, $3 pid, $4 list id, $5 limit, $6 lease seconds. Measured here on
+    /// a 5,000,000-item list with 4,000,000 done: 5 ms for 100 items (generic plan). Three
     /// branches, each on its partial index and each locking at most what the outer LIMIT
     /// pulls (Append runs a branch only when the earlier ones ran dry): taken-over leases,
     /// due retries, fresh items in list order. Rows another claimer has locked are skipped;
@@ -253,6 +254,8 @@ enum PostgresWorkQueueSchema {
     /// something), and index scans of its claimed items and of its items waiting for retry
     /// (`work_items_leases`, `work_items_retry`): proportional to those, not to the list.
     /// Items never tried are what is left: total − done − failed − claimed − retry-waiting.
+    /// Measured here on a 5,000,000-item list (4,000,000 done, 1,000 claimed, 10,000 waiting
+    /// for retry): 3 ms, against 0.8 s for `exactCounts`.
     static let status = """
         SELECT l.id, extract(epoch FROM now()), l.state, l.loaded_through, l.urls_offered, l.items,
             (SELECT coalesce(sum(t.done), 0) FROM work_tallies t WHERE t.list_id = l.id),
@@ -273,7 +276,7 @@ enum PostgresWorkQueueSchema {
         """
 
     /// $1 list id: every item counted by state (a sequential scan of the list's rows,
-    /// about 1 s per few million rows here; for checks).
+    /// 0.8 s for 5,000,000 here; for checks, not for polling).
     static let exactCounts = """
         SELECT count(*), count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'failed')
         FROM work_items WHERE list_id = $1

@@ -3,6 +3,10 @@ import Foundation
 /// One worker process on one machine, as the queue knows it: a unique id (a new one per run,
 /// so a restarted process never inherits a dead one's claims by accident), and the host name
 /// and process id shown by `status`.
+///
+/// One per process is the intended use: its threads may share it, each on its own queue
+/// connection (their claims then wait for each other briefly on the worker's row, which each
+/// claim updates as a heartbeat), and `release` lets go of everything the process holds.
 public struct WorkerIdentity: Sendable, Hashable, CustomStringConvertible {
     public let id: String
     public let host: String
