@@ -133,7 +133,10 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
         list: ListIdentity, entries: some Sequence<(line: Int, url: String)>, batchSize: Int, wait: Bool
     ) throws -> QueueLoadReport {
         try call {
-            try connection.run(PostgresWorkQueueSchema.ensureList, [.text(list.sha256), .text(list.name)])
+            // Looked up first: an INSERT … ON CONFLICT DO NOTHING uses up an id each time.
+            if (try? listState(list)) == nil {
+                try connection.run(PostgresWorkQueueSchema.ensureList, [.text(list.sha256), .text(list.name)])
+            }
             var (id, loaded, _) = try listState(list)
             listIDs[list.sha256] = id
             if loaded { return QueueLoadReport(outcome: .alreadyLoaded, resumedAfterLine: 0, urlsOffered: 0, itemsAdded: 0) }
@@ -315,13 +318,14 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
                     var id: Int64 = 0, now = 0.0, loaded = false, through = 0, offered = 0, items = 0, done = 0,
                         failed = 0, live = 0, expired = 0, due = 0, later = 0
                     var next: Double?
+                    var loaderActive = false
                 }
                 let found = try connection.query(PostgresWorkQueueSchema.status, [.text(list.sha256)]) { row in
                     Counts(
                         id: row.int64(0) ?? 0, now: row.double(1) ?? 0, loaded: row.string(2) == "loaded",
                         through: row.int(3) ?? 0, offered: row.int(4) ?? 0, items: row.int(5) ?? 0, done: row.int(6) ?? 0,
                         failed: row.int(7) ?? 0, live: row.int(8) ?? 0, expired: row.int(9) ?? 0, due: row.int(10) ?? 0,
-                        later: row.int(11) ?? 0, next: row.double(12))
+                        later: row.int(11) ?? 0, next: row.double(12), loaderActive: row.string(13) == "t")
                 }
                 guard var counts = found.first else { return nil }
                 if exact {
@@ -345,7 +349,8 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
                 let fresh = counts.items - counts.done - counts.failed - counts.live - counts.expired - counts.due
                     - counts.later
                 return QueueStatus(
-                    list: list, loaded: counts.loaded, linesLoaded: counts.through, urlsOffered: counts.offered,
+                    list: list, loaded: counts.loaded, loaderActive: counts.loaderActive, linesLoaded: counts.through,
+                    urlsOffered: counts.offered,
                     total: counts.items, done: counts.done, failed: counts.failed, claimed: counts.live,
                     waiting: fresh + counts.due + counts.expired, abandoned: counts.expired, waitingForRetry: counts.later,
                     nextRetry: counts.next.map { Date(timeIntervalSince1970: $0) },

@@ -260,7 +260,11 @@ enum PostgresWorkQueueSchema {
         SELECT l.id, extract(epoch FROM now()), l.state, l.loaded_through, l.urls_offered, l.items,
             (SELECT coalesce(sum(t.done), 0) FROM work_tallies t WHERE t.list_id = l.id),
             (SELECT coalesce(sum(t.failed), 0) FROM work_tallies t WHERE t.list_id = l.id),
-            claimed.live, claimed.expired, retry.due, retry.later, extract(epoch FROM retry.next)
+            claimed.live, claimed.expired, retry.due, retry.later, extract(epoch FROM retry.next),
+            EXISTS (
+                SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = \(loadLockNamespace)
+                    AND objid = l.id::oid AND objsubid = 2 AND granted
+            )
         FROM work_lists l
         CROSS JOIN LATERAL (
             SELECT count(*) FILTER (WHERE lease_until >= now()) AS live,

@@ -395,7 +395,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
                         claims: held[worker.identity.id, default: 0])
                 }
             return QueueStatus(
-                list: list, loaded: row.loaded, linesLoaded: row.through, urlsOffered: row.offered, total: row.items,
+                list: list, loaded: row.loaded, loaderActive: row.loaderBusy, linesLoaded: row.through, urlsOffered: row.offered, total: row.items,
                 done: done, failed: failed, claimed: live, waiting: fresh + due + expired, abandoned: expired,
                 waitingForRetry: later, nextRetry: next, serverTime: now, workers: workers)
         }
