@@ -31,8 +31,8 @@ public struct WorkerIdentity: Sendable, Hashable, CustomStringConvertible {
     public static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown-host" }
-        let name = String(cString: buffer)
-        return name.isEmpty ? "unknown-host" : name
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return bytes.isEmpty ? "unknown-host" : String(decoding: bytes, as: UTF8.self)
     }
 
     public var description: String { id }
