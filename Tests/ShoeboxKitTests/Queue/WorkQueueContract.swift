@@ -231,23 +231,7 @@ struct WorkQueueContract {
         defer { loader.close(); other.close() }
         let list = Self.list("loading elsewhere")
         let entries = Self.entries(3_000)
-        let midway = DispatchSemaphore(value: 0)
-        let goOn = DispatchSemaphore(value: 0)
-        let reports = Collected<QueueLoadReport>()
-        let group = DispatchGroup()
-        group.enter()
-        Thread {
-            let slow = entries.lazy.map { entry -> (line: Int, url: String) in
-                if entry.line == entries[2_000].line {
-                    midway.signal()
-                    goOn.wait()
-                }
-                return entry
-            }
-            do { reports.add(try loader.load(list: list, entries: slow, batchSize: 1_000, wait: true)) } catch {}
-            group.leave()
-        }.start()
-        midway.wait()
+        let load = PausedLoad(loader, list, entries, pausingAt: 2_000)
         let report = try other.load(list: list, entries: entries, batchSize: 1_000, wait: false)
         XCTAssertEqual(report.outcome, .loadingElsewhere, file: file, line: line)
         let claimed = try other.claim(worker: Self.worker("early"), list: list, limit: 10, lease: 60)
@@ -256,9 +240,7 @@ struct WorkQueueContract {
         XCTAssertFalse(status.loaded, file: file, line: line)
         XCTAssertTrue(status.loaderActive, file: file, line: line)
         XCTAssertEqual(status.total, 2_000, file: file, line: line)
-        goOn.signal()
-        group.wait()
-        XCTAssertEqual(reports.values.map(\.outcome), [.loaded], file: file, line: line)
+        XCTAssertEqual(load.finish().map(\.outcome), [.loaded], file: file, line: line)
         XCTAssertEqual(try other.status(list: list)?.total, 3_000, file: file, line: line)
         XCTAssertEqual(try other.status(list: list)?.loaderActive, false, file: file, line: line)
     }
@@ -270,24 +252,8 @@ struct WorkQueueContract {
         defer { loader.close() }
         let list = Self.list("close waiter")
         let entries = Self.entries(3_000)
-        let midway = DispatchSemaphore(value: 0)
-        let goOn = DispatchSemaphore(value: 0)
-        let group = DispatchGroup()
-        let reports = Collected<QueueLoadReport>()
         let waiterErrors = Collected<String>()
-        group.enter()
-        Thread {
-            let slow = entries.lazy.map { entry -> (line: Int, url: String) in
-                if entry.line == entries[1_500].line {
-                    midway.signal()
-                    goOn.wait()
-                }
-                return entry
-            }
-            do { reports.add(try loader.load(list: list, entries: slow, batchSize: 1_000, wait: true)) } catch {}
-            group.leave()
-        }.start()
-        midway.wait()
+        let load = PausedLoad(loader, list, entries, pausingAt: 1_500)
         let waiting = DispatchGroup()
         waiting.enter()
         Thread {
@@ -305,9 +271,7 @@ struct WorkQueueContract {
         XCTAssertEqual(waiting.wait(timeout: .now() + 10), .success, "the waiter stopped", file: file, line: line)
         XCTAssertLessThan(Date().timeIntervalSince(closedAt), 5, file: file, line: line)
         XCTAssertEqual(waiterErrors.values, ["\(WorkQueueError.closed)"], file: file, line: line)
-        goOn.signal()
-        group.wait()
-        XCTAssertEqual(reports.values.map(\.outcome), [.loaded], file: file, line: line)
+        XCTAssertEqual(load.finish().map(\.outcome), [.loaded], file: file, line: line)
         XCTAssertEqual(try loader.status(list: list)?.total, 3_000, file: file, line: line)
     }
 
@@ -526,6 +490,39 @@ struct WorkQueueContract {
         XCTAssertEqual(after.waiting, 13, file: file, line: line)
         XCTAssertEqual(after.workers.map(\.id), ["worker-a"], file: file, line: line)
         assertSums(after, file: file, line: line)
+    }
+}
+
+/// A load on a thread of its own that stops before the entry at `index` until `finish`
+/// (created once that point is reached: what came before is committed in batches of 1,000).
+final class PausedLoad: @unchecked Sendable {
+    private let paused = DispatchSemaphore(value: 0)
+    private let resume = DispatchSemaphore(value: 0)
+    private let done = DispatchGroup()
+    private let reports = Collected<QueueLoadReport>()
+
+    init(_ queue: WorkQueue, _ list: ListIdentity, _ entries: [(line: Int, url: String)], pausingAt index: Int) {
+        done.enter()
+        let paused = paused, resume = resume
+        Thread { [self] in
+            let slow = entries.lazy.map { entry -> (line: Int, url: String) in
+                if entry.line == entries[index].line {
+                    paused.signal()
+                    resume.wait()
+                }
+                return entry
+            }
+            do { reports.add(try queue.load(list: list, entries: slow, batchSize: 1_000, wait: true)) } catch {}
+            done.leave()
+        }.start()
+        paused.wait()
+    }
+
+    /// Lets the load go on and waits for it; its report (none if it threw).
+    func finish() -> [QueueLoadReport] {
+        resume.signal()
+        done.wait()
+        return reports.values
     }
 }
 
