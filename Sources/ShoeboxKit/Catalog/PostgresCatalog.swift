@@ -313,10 +313,10 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
 
     public func sources(urls: [String]) throws -> [String: SourceRecord] {
         guard !urls.isEmpty else { return [:] }
-        // One round trip: the URLs as one text[] parameter (an array literal, each element quoted).
-        let literal = "{" + urls.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
-        let records = try call { try connection.query(PostgresCatalogSchema.sourcesByURLs, [.text(literal)], source) }
+        // One round trip: the URLs as one text[] parameter (an array literal, each element quoted;
+        // escaped byte by byte: Foundation's replacingOccurrences missed a quote followed by a
+        // combining mark, one Character).
+        let records = try call { try connection.query(PostgresCatalogSchema.sourcesByURLs, [.textArray(urls)], source) }
         return Dictionary(records.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
     }
 

@@ -26,7 +26,10 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
     private let lock = NSRecursiveLock()
     /// List sha256 → id (a list's row is never deleted).
     private var listIDs: [String: Int64] = [:]
-    private var closed = false
+    /// Set by `close` before it waits for the call under way: a load stops at its next batch.
+    private let closing = ManagedAtomicFlag()
+    /// How often a loader waiting for another one looks again.
+    static let loadPollInterval = 0.25
 
     /// Connects to the database `uri` names; creates the catalog (through `PostgresCatalog`)
     /// and the queue's tables when missing. Throws `PostgresError`, like `PostgresCatalog`.
@@ -45,13 +48,13 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
 
     deinit { connection.close() }
 
-    /// Ends the connection now (also done on deinit): a load in progress stops at its next
-    /// batch, and the server frees its lock. Later calls throw `WorkQueueError.closed`.
+    /// Ends the connection (also done on deinit), from any thread: a call under way on another
+    /// thread ends first (a load stops at its next batch or its next look at another loader,
+    /// throwing `WorkQueueError.closed`), and the server frees the lock. Later calls throw
+    /// `WorkQueueError.closed`.
     public func close() {
-        locked {
-            closed = true
-            connection.close()
-        }
+        closing.set()
+        locked { connection.close() }
     }
 
     // MARK: Connection
@@ -72,7 +75,7 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
     private func call<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        guard !closed else { throw WorkQueueError.closed }
+        guard !closing.isSet else { throw WorkQueueError.closed }
         if connection.isBroken {
             try connection.reconnectIfBroken()
             try configureSession()
@@ -130,17 +133,26 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
         list: ListIdentity, entries: some Sequence<(line: Int, url: String)>, batchSize: Int, wait: Bool
     ) throws -> QueueLoadReport {
         try call {
-            try connection.run(PostgresWorkQueueSchema.ensureList, [.text(list.sha256), .text(list.name)])
+            // Looked up first: an INSERT … ON CONFLICT DO NOTHING uses up an id each time.
+            if (try? listState(list)) == nil {
+                try connection.run(PostgresWorkQueueSchema.ensureList, [.text(list.sha256), .text(list.name)])
+            }
             var (id, loaded, _) = try listState(list)
             listIDs[list.sha256] = id
             if loaded { return QueueLoadReport(outcome: .alreadyLoaded, resumedAfterLine: 0, urlsOffered: 0, itemsAdded: 0) }
 
-            if wait {
-                try connection.run(PostgresWorkQueueSchema.lockList, [.integer(id)])
-            } else {
-                let got = try connection.query(PostgresWorkQueueSchema.tryLockList, [.integer(id)]) { $0.string(0) == "t" }
-                guard got.first == true else {
+            // Polled rather than a blocking pg_advisory_lock: a waiting loader sees the list
+            // loaded as soon as it is, and `close` from another thread is heard.
+            while try connection.query(PostgresWorkQueueSchema.tryLockList, [.integer(id)], { $0.string(0) == "t" }).first
+                != true
+            {
+                guard wait else {
                     return QueueLoadReport(outcome: .loadingElsewhere, resumedAfterLine: 0, urlsOffered: 0, itemsAdded: 0)
+                }
+                Thread.sleep(forTimeInterval: Self.loadPollInterval)
+                guard !closing.isSet else { throw WorkQueueError.closed }
+                if try listState(list).1 {
+                    return QueueLoadReport(outcome: .alreadyLoaded, resumedAfterLine: 0, urlsOffered: 0, itemsAdded: 0)
                 }
             }
             defer {
@@ -169,14 +181,14 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
                 lines.append(Int64(entry.line))
                 urls.append(entry.url)
                 if urls.count >= size {
-                    guard !closed else { throw WorkQueueError.closed }
+                    guard !closing.isSet else { throw WorkQueueError.closed }
                     added += try insertBatch(list: id, lines: lines, urls: urls, through: entry.line)
                     offered += urls.count
                     lines.removeAll(keepingCapacity: true)
                     urls.removeAll(keepingCapacity: true)
                 }
             }
-            guard !closed else { throw WorkQueueError.closed }
+            guard !closing.isSet else { throw WorkQueueError.closed }
             if !urls.isEmpty {
                 added += try insertBatch(list: id, lines: lines, urls: urls, through: previous)
                 offered += urls.count
@@ -306,13 +318,14 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
                     var id: Int64 = 0, now = 0.0, loaded = false, through = 0, offered = 0, items = 0, done = 0,
                         failed = 0, live = 0, expired = 0, due = 0, later = 0
                     var next: Double?
+                    var loaderActive = false
                 }
                 let found = try connection.query(PostgresWorkQueueSchema.status, [.text(list.sha256)]) { row in
                     Counts(
                         id: row.int64(0) ?? 0, now: row.double(1) ?? 0, loaded: row.string(2) == "loaded",
                         through: row.int(3) ?? 0, offered: row.int(4) ?? 0, items: row.int(5) ?? 0, done: row.int(6) ?? 0,
                         failed: row.int(7) ?? 0, live: row.int(8) ?? 0, expired: row.int(9) ?? 0, due: row.int(10) ?? 0,
-                        later: row.int(11) ?? 0, next: row.double(12))
+                        later: row.int(11) ?? 0, next: row.double(12), loaderActive: row.string(13) == "t")
                 }
                 guard var counts = found.first else { return nil }
                 if exact {
@@ -336,7 +349,8 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
                 let fresh = counts.items - counts.done - counts.failed - counts.live - counts.expired - counts.due
                     - counts.later
                 return QueueStatus(
-                    list: list, loaded: counts.loaded, linesLoaded: counts.through, urlsOffered: counts.offered,
+                    list: list, loaded: counts.loaded, loaderActive: counts.loaderActive, linesLoaded: counts.through,
+                    urlsOffered: counts.offered,
                     total: counts.items, done: counts.done, failed: counts.failed, claimed: counts.live,
                     waiting: fresh + counts.due + counts.expired, abandoned: counts.expired, waitingForRetry: counts.later,
                     nextRetry: counts.next.map { Date(timeIntervalSince1970: $0) },

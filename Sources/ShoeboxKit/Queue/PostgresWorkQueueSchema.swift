@@ -116,7 +116,6 @@ enum PostgresWorkQueueSchema {
     static let ensureList = "INSERT INTO work_lists (sha256, name) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING"
     static let listState = "SELECT id, state, loaded_through FROM work_lists WHERE sha256 = $1"
     static let listID = "SELECT id FROM work_lists WHERE sha256 = $1"
-    static let lockList = "SELECT pg_advisory_lock(\(loadLockNamespace)::int, $1::int)"
     static let tryLockList = "SELECT pg_try_advisory_lock(\(loadLockNamespace)::int, $1::int)"
     static let unlockList = "SELECT pg_advisory_unlock(\(loadLockNamespace)::int, $1::int)"
 
@@ -148,12 +147,15 @@ enum PostgresWorkQueueSchema {
 
     // MARK: Claims
 
-    /// $1 worker id, $2 host, $3 pid, $4 list id, $5 limit, $6 lease seconds. Three
+    /// $1 worker id, $2 host, $3 pid, $4 list id, $5 limit, $6 lease seconds. Measured here on
+    /// a 5,000,000-item list with 4,000,000 done: 5 ms for 100 items (generic plan). Three
     /// branches, each on its partial index and each locking at most what the outer LIMIT
     /// pulls (Append runs a branch only when the earlier ones ran dry): taken-over leases,
     /// due retries, fresh items in list order. Rows another claimer has locked are skipped;
     /// a row updated meanwhile is re-checked against its branch's condition before it is
     /// locked (READ COMMITTED re-evaluation), so it is never handed out twice.
+    /// `id = ANY (ARRAY (…))` rather than a join: a generic plan guesses `LIMIT $5` at a tenth
+    /// of the table and, on a big one, may join the picked ids by hashing a scan of all of it.
     static let claim = """
         WITH heartbeat AS (
             INSERT INTO work_workers AS w (id, host, pid, list_id, lease_until)
@@ -182,7 +184,7 @@ enum PostgresWorkQueueSchema {
         )
         UPDATE work_items AS item SET state = 'claimed', worker = $1,
             lease_until = now() + make_interval(secs => $6::double precision), claims = item.claims + 1
-        FROM picked WHERE item.id = picked.id
+        WHERE item.id = ANY (ARRAY (SELECT id FROM picked))
         RETURNING item.id, item.url, item.line, item.attempts, item.claims, item.last_error
         """
 
@@ -252,11 +254,17 @@ enum PostgresWorkQueueSchema {
     /// something), and index scans of its claimed items and of its items waiting for retry
     /// (`work_items_leases`, `work_items_retry`): proportional to those, not to the list.
     /// Items never tried are what is left: total − done − failed − claimed − retry-waiting.
+    /// Measured here on a 5,000,000-item list (4,000,000 done, 1,000 claimed, 10,000 waiting
+    /// for retry): 3 ms, against 0.8 s for `exactCounts`.
     static let status = """
         SELECT l.id, extract(epoch FROM now()), l.state, l.loaded_through, l.urls_offered, l.items,
             (SELECT coalesce(sum(t.done), 0) FROM work_tallies t WHERE t.list_id = l.id),
             (SELECT coalesce(sum(t.failed), 0) FROM work_tallies t WHERE t.list_id = l.id),
-            claimed.live, claimed.expired, retry.due, retry.later, extract(epoch FROM retry.next)
+            claimed.live, claimed.expired, retry.due, retry.later, extract(epoch FROM retry.next),
+            EXISTS (
+                SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = \(loadLockNamespace)
+                    AND objid = l.id::oid AND objsubid = 2 AND granted
+            )
         FROM work_lists l
         CROSS JOIN LATERAL (
             SELECT count(*) FILTER (WHERE lease_until >= now()) AS live,
@@ -272,7 +280,7 @@ enum PostgresWorkQueueSchema {
         """
 
     /// $1 list id: every item counted by state (a sequential scan of the list's rows,
-    /// about 1 s per few million rows here; for checks).
+    /// 0.8 s for 5,000,000 here; for checks, not for polling).
     static let exactCounts = """
         SELECT count(*), count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'failed')
         FROM work_items WHERE list_id = $1

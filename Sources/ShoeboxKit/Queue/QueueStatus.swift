@@ -42,6 +42,9 @@ public struct QueueStatus: Sendable, Equatable {
     public let list: ListIdentity
     /// Every entry of the list has been queued (false while a loader runs, or after one died).
     public let loaded: Bool
+    /// A loader is at work on it now (false with `loaded` false: its loader stopped or died;
+    /// the next `load` continues after `linesLoaded`).
+    public let loaderActive: Bool
     /// The last line of the list the loaders committed.
     public let linesLoaded: Int
     /// URLs the loaders offered; `urlsOffered - total` were listed twice or already queued by
@@ -68,12 +71,13 @@ public struct QueueStatus: Sendable, Equatable {
     public let workers: [Worker]
 
     public init(
-        list: ListIdentity, loaded: Bool, linesLoaded: Int, urlsOffered: Int, total: Int, done: Int, failed: Int,
-        claimed: Int, waiting: Int, abandoned: Int, waitingForRetry: Int, nextRetry: Date?, serverTime: Date,
+        list: ListIdentity, loaded: Bool, loaderActive: Bool = false, linesLoaded: Int, urlsOffered: Int, total: Int,
+        done: Int, failed: Int, claimed: Int, waiting: Int, abandoned: Int, waitingForRetry: Int, nextRetry: Date?, serverTime: Date,
         workers: [Worker]
     ) {
         self.list = list
         self.loaded = loaded
+        self.loaderActive = loaderActive
         self.linesLoaded = linesLoaded
         self.urlsOffered = urlsOffered
         self.total = total

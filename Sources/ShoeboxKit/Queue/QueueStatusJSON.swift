@@ -8,7 +8,7 @@ import Foundation
 ///     finished            bool: loaded and every item done or failed
 ///     next_retry_at       ISO 8601 UTC or null; next_retry_in_seconds: number or null
 ///     server_time         ISO 8601 UTC: the database server's clock at the snapshot
-///     list                {sha256, name, loaded (bool), lines_loaded, urls_offered}
+///     list                {sha256, name, loaded (bool), loader_active (bool), lines_loaded, urls_offered}
 ///     workers             [{id, host, pid, claims, started, last_heartbeat, lease_until
 ///                          (ISO 8601 UTC), lease_expired (bool)}], by start time
 public enum QueueStatusJSON {
@@ -31,6 +31,7 @@ public enum QueueStatusJSON {
             "server_time": time(status.serverTime),
             "list": [
                 "sha256": status.list.sha256, "name": status.list.name, "loaded": status.loaded,
+                "loader_active": status.loaderActive,
                 "lines_loaded": status.linesLoaded, "urls_offered": status.urlsOffered,
             ] as [String: Any],
             "workers": status.workers.map { worker in

@@ -21,10 +21,14 @@ public enum QueueStatusText {
         if status.loaded {
             lines.append(
                 "\(list): loaded, \(grouped(status.linesLoaded)) lines, \(plural(status.total, "URL"))\(repeats)")
+        } else if status.loaderActive {
+            lines.append(
+                "\(list): loading, \(plural(status.total, "URL")) queued so far, "
+                    + "through line \(grouped(status.linesLoaded))\(repeats)")
         } else {
             lines.append(
-                "\(list): still loading (or its loader stopped), \(plural(status.total, "URL")) queued so far, "
-                    + "through line \(grouped(status.linesLoaded))\(repeats)")
+                "\(list): loading stopped at line \(grouped(status.linesLoaded)) with \(plural(status.total, "URL")) "
+                    + "queued\(repeats); the next fetch of this list continues it")
         }
 
         var counts = "\(grouped(status.done)) of \(grouped(status.total)) done (\(percent(status.done, of: status.total)))"

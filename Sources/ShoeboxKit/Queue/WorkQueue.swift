@@ -27,6 +27,31 @@ import Foundation
 ///
 /// Every call is one round trip for PostgreSQL (claim and complete are batched): well under
 /// one per URL with batches of tens of items.
+///
+/// A worker's life, as `fetch` on each machine would run it:
+///
+///     let list = try ListIdentity.ofFile(atPath: path)         // same bytes → same list
+///     let me = WorkerIdentity.current()
+///     try queue.load(list: list, entries: validEntries, batchSize: 5_000, wait: false)
+///     let renewer = WorkLeaseRenewer(queue: secondConnection, worker: me, lease: 60, interval: 20)
+///     renewer.start()
+///     while true {
+///         let items = try queue.claim(worker: me, list: list, limit: 50, lease: 60)
+///         if items.isEmpty {
+///             let status = try queue.status(list: list)!
+///             if status.isFinished { break }
+///             if !status.loaded {                              // its loader may have died
+///                 try queue.load(list: list, entries: validEntries, batchSize: 5_000, wait: false)
+///             }
+///             sleep(until: status.nextRetryIn, or a few seconds)  // retries, others' leases
+///             continue
+///         }
+///         … fetch them; then per item: complete (batched), retryLater(delay: Retry-After), or fail
+///     }
+///     renewer.stop(); try queue.release(worker: me)           // also on Ctrl-C
+///
+/// (`isFinished` is never true while another worker holds claims: a worker may also stop
+/// when nothing is left but others' live claims, and let their leases decide.)
 public protocol WorkQueue: AnyObject, Sendable {
     /// Queues the list's entries (`line` increasing, 1-based; the caller has dropped blank,
     /// comment and invalid lines) in batches of `batchSize`, each committed with the line it
@@ -45,7 +70,8 @@ public protocol WorkQueue: AnyObject, Sendable {
     /// items whose holder's lease ran out, then items due for retry (earliest first), then
     /// items never tried (in list order). Empty when nothing is claimable now, which is not
     /// the end of the list: see `status` (`isFinished`, `loaded`, `nextRetry`).
-    /// Also records the worker (host, pid) and its heartbeat.
+    /// Also records the worker (host, pid) and its heartbeat. A claim does not extend the
+    /// worker's earlier claims: `renew` (or `WorkLeaseRenewer`) every third of the lease.
     func claim(worker: WorkerIdentity, list: ListIdentity, limit: Int, lease: Double) throws -> [WorkItem]
 
     /// Extends the lease of everything `worker` holds, and its heartbeat, to `lease` seconds

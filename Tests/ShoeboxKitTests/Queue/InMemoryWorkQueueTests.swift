@@ -15,9 +15,11 @@ final class InMemoryWorkQueueTests: XCTestCase {
     func testLoadQueuesDistinctURLsInOrder() throws { try contract.checkLoadQueuesDistinctURLsInOrder() }
     func testURLSharedByTwoListsIsQueuedOnce() throws { try contract.checkURLSharedByTwoListsIsQueuedOnce() }
     func testRefusals() throws { try contract.checkRefusals() }
+    func testOddURLsRoundTrip() throws { try contract.checkOddURLsRoundTrip() }
     func testConcurrentLoadersLoadOnce() throws { try contract.checkConcurrentLoadersLoadOnce() }
     func testKilledLoaderIsResumed() throws { try contract.checkKilledLoaderIsResumed() }
     func testLoadingElsewhereIsClaimable() throws { try contract.checkLoadingElsewhereIsClaimable() }
+    func testCloseStopsAWaitingLoader() throws { try contract.checkCloseStopsAWaitingLoader() }
     func testConcurrentClaimersShareTheList() throws { try contract.checkConcurrentClaimersShareTheList() }
     func testExpiredLeaseIsTakenOver() throws { try contract.checkExpiredLeaseIsTakenOver() }
     func testRenewKeepsItems() throws { try contract.checkRenewKeepsItems() }

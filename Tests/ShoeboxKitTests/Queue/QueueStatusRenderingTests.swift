@@ -6,9 +6,10 @@ import XCTest
 final class QueueStatusRenderingTests: XCTestCase {
     private let now = Date(timeIntervalSince1970: 1_796_181_000.25)  // 2026-12-02T03:10:00.250Z
 
-    private func status(loaded: Bool = true, workers: [QueueStatus.Worker]? = nil, nextRetry: Double? = 42) -> QueueStatus {
+    private func status(loaded: Bool = true, loaderActive: Bool = false, workers: [QueueStatus.Worker]? = nil, nextRetry: Double? = 42) -> QueueStatus {
         QueueStatus(
             list: ListIdentity(sha256: String(repeating: "1a2b", count: 16), name: "urls.txt"), loaded: loaded,
+            loaderActive: loaderActive,
             linesLoaded: 61_234, urlsOffered: 51_200, total: 50_000, done: 12_345, failed: 40, claimed: 120,
             waiting: 36_595, abandoned: 10, waitingForRetry: 900, nextRetry: nextRetry.map { now + $0 }, serverTime: now,
             workers: workers ?? [
@@ -42,10 +43,16 @@ final class QueueStatusRenderingTests: XCTestCase {
     }
 
     func testTextWhileLoadingAndWhenFinished() {
-        let loading = QueueStatusText.render(status(loaded: false, workers: [], nextRetry: nil))
+        let loading = QueueStatusText.render(status(loaded: false, loaderActive: true, workers: [], nextRetry: nil))
         XCTAssertTrue(
-            loading.hasPrefix("List urls.txt (sha256 1a2b1a2b1a2b): still loading (or its loader stopped), 50,000 URLs queued so far, through line 61,234"),
+            loading.hasPrefix("List urls.txt (sha256 1a2b1a2b1a2b): loading, 50,000 URLs queued so far, through line 61,234"),
             loading)
+        let stopped = QueueStatusText.render(status(loaded: false, loaderActive: false))
+        XCTAssertTrue(
+            stopped.hasPrefix(
+                "List urls.txt (sha256 1a2b1a2b1a2b): loading stopped at line 61,234 with 50,000 URLs queued "
+                    + "(1,200 listed twice or queued by another list); the next fetch of this list continues it\n"),
+            stopped)
         XCTAssertTrue(loading.contains("900 waiting for retry\n"), "no next time without one: \(loading)")
         XCTAssertFalse(loading.contains("WORKER"), loading)
 
@@ -94,7 +101,7 @@ final class QueueStatusRenderingTests: XCTestCase {
         XCTAssertEqual(object["next_retry_at"] as? String, "2026-12-02T03:10:42.250Z")
         XCTAssertEqual(object["next_retry_in_seconds"] as? Double, 42)
         let list = try XCTUnwrap(object["list"] as? [String: Any])
-        XCTAssertEqual(list.keys.sorted(), ["lines_loaded", "loaded", "name", "sha256", "urls_offered"])
+        XCTAssertEqual(list.keys.sorted(), ["lines_loaded", "loaded", "loader_active", "name", "sha256", "urls_offered"])
         XCTAssertEqual(list["sha256"] as? String, String(repeating: "1a2b", count: 16))
         XCTAssertEqual(list["loaded"] as? Bool, true)
         let workers = try XCTUnwrap(object["workers"] as? [[String: Any]])
@@ -110,5 +117,24 @@ final class QueueStatusRenderingTests: XCTestCase {
         let none = QueueStatusJSON.render(status(nextRetry: nil))
         XCTAssertTrue(none.contains("\"next_retry_at\":null"), none)
         XCTAssertTrue(none.contains("\"next_retry_in_seconds\":null"), none)
+    }
+
+    func testIdentities() throws {
+        let me = WorkerIdentity.current()
+        XCTAssertEqual(me.pid, Int(getpid()))
+        XCTAssertFalse(me.host.isEmpty)
+        XCTAssertTrue(me.id.hasPrefix("\(me.host)-\(me.pid)-"), me.id)
+        XCTAssertNotEqual(WorkerIdentity.current().id, me.id, "a new id per call")
+
+        let bytes = Array("http://h/a.jpg\n".utf8)
+        let inMemory = ListIdentity.ofBytes(bytes, name: "a.txt")
+        XCTAssertEqual(inMemory.sha256, "dc22f0b8b6e6dcf61590eda315669e52e26b9ab49c1f831a2ebc71b267734e4e", "sha256sum's")
+        let path = NSTemporaryDirectory() + "list-\(UUID().uuidString).txt"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fromFile = try ListIdentity.ofFile(atPath: path)
+        XCTAssertEqual(fromFile, inMemory, "same bytes, same list, whatever the name")
+        XCTAssertTrue(fromFile.name.hasPrefix("list-"))
+        XCTAssertNotEqual(ListIdentity.ofBytes(bytes + [10], name: "a.txt"), inMemory)
     }
 }

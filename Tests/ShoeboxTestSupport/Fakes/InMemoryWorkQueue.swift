@@ -69,7 +69,9 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
         fileprivate let clock: @Sendable () -> Date
         fileprivate var lists: [String: List] = [:]
         fileprivate var items: [Item] = []
-        fileprivate var urls: Set<String> = []
+        /// URLs as bytes: Swift's String equality is canonical equivalence ("é" == "e\u{301}"),
+        /// PostgreSQL's key is the bytes.
+        fileprivate var urls: Set<[UInt8]> = []
         fileprivate var workers: [String: Worker] = [:]
         fileprivate var tallies: [String: (done: Int, failed: Int)] = [:]
 
@@ -97,6 +99,11 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
         closedLock.lock()
         isClosed = true
         closedLock.unlock()
+        // Wakes a load of this instance waiting for another loader (it looks at the flag
+        // under this lock, so the wake-up cannot fall between its look and its wait).
+        store.condition.lock()
+        store.condition.broadcast()
+        store.condition.unlock()
     }
 
     private func checkOpen() throws {
@@ -134,6 +141,12 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
                 return QueueLoadReport(outcome: .loadingElsewhere, resumedAfterLine: 0, urlsOffered: 0, itemsAdded: 0)
             }
             store.condition.wait()
+            do {
+                try checkOpen()
+            } catch {
+                store.condition.unlock()
+                throw error
+            }
         }
         store.lists[list.sha256]?.loaderBusy = true
         let through = store.lists[list.sha256]?.through ?? 0
@@ -152,7 +165,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
             try checkOpen()
             added += store.locked {
                 var count = 0
-                for entry in batch where store.urls.insert(entry.url).inserted {
+                for entry in batch where store.urls.insert(Array(entry.url.utf8)).inserted {
                     store.items.append(
                         Store.Item(id: Int64(store.items.count + 1), list: listID, line: entry.line, url: entry.url))
                     count += 1
@@ -382,7 +395,7 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
                         claims: held[worker.identity.id, default: 0])
                 }
             return QueueStatus(
-                list: list, loaded: row.loaded, linesLoaded: row.through, urlsOffered: row.offered, total: row.items,
+                list: list, loaded: row.loaded, loaderActive: row.loaderBusy, linesLoaded: row.through, urlsOffered: row.offered, total: row.items,
                 done: done, failed: failed, claimed: live, waiting: fresh + due + expired, abandoned: expired,
                 waitingForRetry: later, nextRetry: next, serverTime: now, workers: workers)
         }
