@@ -157,14 +157,25 @@ public final class PostgresServer: @unchecked Sendable {
         try runScript(["resume", directory, String(port)])
     }
 
+    /// Runs the script and waits for it with waitpid: not Foundation's Process, which learns
+    /// of a child's end when a descriptor it inherited closes, and the server `pg_ctl start`
+    /// leaves running inherits it too (the wait would last as long as the server).
     private func runScript(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.scriptPath] + arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw StartFailure(description: "start-postgres.sh \(arguments.joined(separator: " ")) failed with \(process.terminationStatus)")
+        let argv = ["/bin/bash", Self.scriptPath] + arguments
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, &cArguments, environ)
+        guard spawned == 0 else { throw StartFailure(description: "cannot run bash: \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
+            throw StartFailure(description: "start-postgres.sh \(arguments.joined(separator: " ")) failed (wait status \(status))")
         }
     }
 

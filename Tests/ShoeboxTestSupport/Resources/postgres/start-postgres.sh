@@ -50,6 +50,12 @@ fi
 if [ "${1:-}" = resume ]; then
   dir="${2:?usage: start-postgres.sh resume DIR PORT}"
   port="${3:?usage: start-postgres.sh resume DIR PORT}"
+  # The server outlives this script: it must not keep the caller's descriptors (pipes a
+  # test reads to their end) open.
+  for fd in /proc/$$/fd/*; do
+    n=${fd##*/}
+    if [ "$n" -gt 2 ] && [ "$n" != 255 ]; then eval "exec $n>&-" 2>/dev/null || true; fi
+  done
   exec "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
     -o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off" start >/dev/null
 fi
