@@ -182,6 +182,56 @@ final class ObjectStoreTests: XCTestCase {
         _ = try assertBucketMatchesCatalog(bucket, prefix: "archive/2024")
     }
 
+    /// With a shared catalog (PostgreSQL) and the originals in a bucket, no library folder is
+    /// needed: two workers share the list, staging under TMPDIR; the catalog remembers the store;
+    /// verify and reindex work from the bucket.
+    func testTwoWorkersWithASharedCatalogAndABucketNeedNoLibraryFolder() throws {
+        let postgres = try PostgresServer()
+        defer { postgres.stop() }
+        let uri = try postgres.makeDatabase()
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/shared"
+        let names = (1...12).map { "w\($0)-" + UUID().uuidString.prefix(6).lowercased() }
+        let list = try writeList(names.map { server.url("/photo/\($0).jpg?seed=\($0)") })
+        let temporary = work.appendingPathComponent("tmp").path
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let environment = awsEnvironment(["SHOEBOX_CATALOG": uri, "TMPDIR": temporary])
+        let workers = try (0..<2).map { _ in
+            try ShoeboxProcess.start(["fetch", list, "--json", "--store", store, "-j", "4"], environment: environment)
+        }
+        let results = workers.map { ShoeboxProcess.waitCapturing($0.0, out: $0.1, err: $0.2) }
+        for result in results {
+            XCTAssertEqual(result.status, 0, result.stderr)
+            assertNoSecrets(result.stdout + result.stderr)
+        }
+        let stored = results.flatMap { FetchRunner.parseLines($0.stdout) }.filter { $0["outcome"] as? String == "stored" }
+        XCTAssertEqual(stored.count, 12, "each URL stored once, by one of the workers")
+        for name in names { XCTAssertEqual(try server.requestTimes(name + ".jpg").count, 1, "\(name) requested twice") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: library), "no library folder was made")
+        let catalog = try PostgresCatalog(uri: uri)
+        defer { catalog.close() }
+        let originals = try catalog.allOriginals()
+        XCTAssertEqual(originals.count, 12)
+        let keys = Set(try objects(in: bucket, prefix: "shared/originals/").map(\.key))
+        XCTAssertEqual(keys, Set(originals.map { "shared/" + $0.path }), "one object per catalogued original, nothing else")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary + "/shoebox-work-\(getuid())/.tmp"), [],
+                       "the workers' staging folders are gone")
+
+        // The catalog remembers its store: no --store needed from now on.
+        let verify = try shoebox(["verify"], environment: ["SHOEBOX_CATALOG": uri, "TMPDIR": temporary])
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+        XCTAssertTrue((verify.stdout + verify.stderr).contains("12 originals checked"), verify.stdout + verify.stderr)
+        // An object whose row is gone is adopted again by reindex, from the bucket.
+        let dropped = try XCTUnwrap(originals.first)
+        _ = try postgres.psql("DELETE FROM sources WHERE sha256 = '\(dropped.sha256)'; DELETE FROM originals WHERE sha256 = '\(dropped.sha256)'",
+                              database: String(uri.split(separator: "/").last ?? ""))
+        let reindex = try shoebox(["reindex"], environment: ["SHOEBOX_CATALOG": uri, "TMPDIR": temporary])
+        XCTAssertEqual(reindex.status, 0, reindex.stderr)
+        XCTAssertTrue(reindex.stdout.contains("11 catalogued already, 1 recorded"), reindex.stdout)
+        XCTAssertEqual(try catalog.original(sha256: dropped.sha256)?.path, dropped.path)
+    }
+
     func testTheStoreFromSHOEBOX_STOREWorksAsTheOption() throws {
         let server = try startFixtureServer()
         let bucket = try makeBucket()

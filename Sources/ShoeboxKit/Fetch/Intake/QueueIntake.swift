@@ -155,9 +155,13 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
             return
         }
         completions.append(WorkCompletion(id: item.id, outcome: result.outcome.rawValue))
-        flushNow = completions.count >= 64
+        // This worker's last item: sent now, and the engine woken to see whether the lists are
+        // finished (instead of at its next look, up to a second later).
+        let lastOne = held.isEmpty && batch.isEmpty
+        flushNow = completions.count >= 64 || lastOne
         lock.unlock()
         if flushNow { sendCompletions() }
+        if lastOne { onInput() }
     }
 
     /// Sends the completions gathered so far (one round trip).
