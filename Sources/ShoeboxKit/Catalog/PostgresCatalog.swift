@@ -210,8 +210,11 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
             let inserted = try connection.query(
                 PostgresCatalogSchema.reservePath, [.text(folded), .text(path), .text(sha256), .text(holder)]) { _ in () }
             if !inserted.isEmpty { return true }
-            // Taken by an original, or reserved: ours only when reserved for this content.
-            let reservedFor = try connection.query(PostgresCatalogSchema.reservationHolder, [.text(folded)]) { $0.string(0) }.first
+            // Taken by an original, or reserved: ours only when this writer reserved it for this
+            // content (a lost answer retried); another writer's reservation, even for the same
+            // bytes, is not (its holder's failure path and recovery would remove the object).
+            let reservedFor = try connection.query(
+                PostgresCatalogSchema.reservationHolder, [.text(folded), .text(holder)]) { $0.string(0) }.first
             return reservedFor == sha256
         }
     }

@@ -112,7 +112,9 @@ enum PostgresCatalogSchema {
     static let reservePath =
         "INSERT INTO path_reservations (folded_path, path, sha256, holder) SELECT $1, $2, $3, $4 "
         + "WHERE NOT EXISTS (SELECT 1 FROM originals WHERE folded_path = $1) ON CONFLICT (folded_path) DO NOTHING RETURNING 1"
-    static let reservationHolder = "SELECT sha256 FROM path_reservations WHERE folded_path = $1"
+    /// The content a path is reserved for by holder $2 (another holder's reservation is never ours,
+    /// even for the same bytes: its release, staleness and clean-up are that holder's).
+    static let reservationHolder = "SELECT sha256 FROM path_reservations WHERE folded_path = $1 AND holder = $2"
     static let releaseReservations = "DELETE FROM path_reservations WHERE holder = $1"
     /// A holder's session-level advisory lock, held while its connection lives: a holder whose
     /// lock can be taken is gone (`staleReservations`).

@@ -67,7 +67,9 @@ final class SharedPathReviewTests: XCTestCase {
         let writerB = try PostgresCatalog(uri: uri)
         defer { writerB.close() }
         _ = try stage(data, in: storeB)
-        XCTAssertTrue(try writerB.reservePath(path, for: sha), "B rides on A's reservation")
+        guard try writerB.reservePath(path, for: sha) else {
+            return  // fixed: B never shares A's reservation, so it picks another name
+        }
         XCTAssertEqual(try storeB.publish(sha256: sha, to: path), .alreadyPresent)
 
         let recovering = try PostgresCatalog(uri: uri)
@@ -80,6 +82,24 @@ final class SharedPathReviewTests: XCTestCase {
         // B commits, as flushPublishingFirst does.
         XCTAssertTrue(try writerB.insertOriginalIfAbsent(record(sha, path, bytes: data.count)))
         XCTAssertTrue(try storeB.exists(path: path), "DATA LOSS: B's committed original \(path) has no file")
+    }
+}
+
+extension SharedPathReviewTests {
+    /// The fix: a path another writer reserved is not this writer's, even for the same bytes;
+    /// the writer that reserved it may ask again (a lost answer retried).
+    func testAnotherWritersReservationForTheSameContentIsNotOurs() throws {
+        if let error = Self.startError { throw error }
+        let uri = try XCTUnwrap(Self.server).makeDatabase()
+        let a = try PostgresCatalog(uri: uri)
+        let b = try PostgresCatalog(uri: uri)
+        defer { a.close(); b.close() }
+        let sha = String(repeating: "c", count: 64)
+        XCTAssertTrue(try a.reservePath("originals/2026/12/02/IMG_0001.jpg", for: sha))
+        XCTAssertTrue(try a.reservePath("originals/2026/12/02/img_0001.JPG", for: sha), "the same writer, asking again")
+        XCTAssertFalse(try b.reservePath("originals/2026/12/02/IMG_0001.jpg", for: sha), "another writer's, same bytes")
+        try a.releaseReservations()
+        XCTAssertTrue(try b.reservePath("originals/2026/12/02/IMG_0001.jpg", for: sha), "free once released")
     }
 }
 
