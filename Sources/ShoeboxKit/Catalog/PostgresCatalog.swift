@@ -109,7 +109,7 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        if depth == 0 { try connection.reconnectIfBroken() }
+        if depth == 0 { try reconnectIfBroken() }
         depth += 1
         defer { depth -= 1 }
         let savepoint = depth == 1 ? nil : "shoebox_\(depth)"
@@ -164,8 +164,19 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     private func call<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        if depth == 0 { try connection.reconnectIfBroken() }
+        if depth == 0 { try reconnectIfBroken() }
         return try body()
+    }
+
+    /// Reconnects a broken connection; a writer that holds reservations takes its liveness
+    /// lock again at once on the new session (before its commit is retried), so that no
+    /// other writer's recovery takes it for gone.
+    private func reconnectIfBroken() throws {
+        try connection.reconnectIfBroken()
+        if livenessSession != 0, livenessSession != connection.sessions {
+            try connection.run(PostgresCatalogSchema.holdLiveness, [.integer(holderKey)])
+            livenessSession = connection.sessions
+        }
     }
 
     // MARK: Originals
@@ -221,6 +232,12 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
 
     public func releaseReservations() throws {
         try call { try connection.run(PostgresCatalogSchema.releaseReservations, [.text(holder)]) }
+    }
+
+    /// Whether a writer holds a reservation of `path` (compared ignoring case): its object may be
+    /// published and not yet committed, so nobody else may adopt or remove it.
+    public func isReserved(_ path: String) throws -> Bool {
+        try call { try !connection.query(PostgresCatalogSchema.isReserved, [.text(CaseFoldedPath.fold(path))]) { _ in () }.isEmpty }
     }
 
     /// A path reservation of a writer that is gone.

@@ -116,6 +116,7 @@ enum PostgresCatalogSchema {
     /// even for the same bytes: its release, staleness and clean-up are that holder's).
     static let reservationHolder = "SELECT sha256 FROM path_reservations WHERE folded_path = $1 AND holder = $2"
     static let releaseReservations = "DELETE FROM path_reservations WHERE holder = $1"
+    static let isReserved = "SELECT 1 FROM path_reservations WHERE folded_path = $1"
     /// A holder's session-level advisory lock, held while its connection lives: a holder whose
     /// lock can be taken is gone (`staleReservations`).
     static let holdLiveness = "SELECT pg_advisory_lock($1)"

@@ -36,6 +36,14 @@ final class PostgresConnection {
             keywords.append("connect_timeout")
             values.append(String(Self.defaultConnectTimeout))
         }
+        // A silent network cut is noticed in about 30 s (keepalives; unanswered data), not after
+        // the kernel's 15 minutes: calls then fail as a lost connection and are retried within
+        // their bound (`ConnectionRetry`) instead of blocking. The URI may say otherwise.
+        for (keyword, value) in [("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"),
+                                 ("keepalives_count", "3"), ("tcp_user_timeout", "30000")] {
+            keywords.append(keyword)
+            values.append(value)
+        }
         keywords.append("dbname")
         values.append(uri.text)
         let connection = Self.withCStrings(keywords) { keywordPointers in

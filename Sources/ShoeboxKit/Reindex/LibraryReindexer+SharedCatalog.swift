@@ -56,9 +56,14 @@ extension LibraryReindexer {
     private func adoptStep(_ files: [LibraryFile], store: OriginalStore, remote: OriginalStore?, catalog: Catalog,
                            report: inout ReindexReport) throws {
         var unknown: [LibraryFile] = []
+        let shared = catalog as? PostgresCatalog
         for file in files {
             if try catalog.original(path: file.path) != nil {
                 report.originalsFromJournal += 1  // already catalogued
+            } else if try shared?.isReserved(file.path) == true {
+                // A writer's batch in flight (published, not yet committed): its own to record,
+                // or recovery's to remove if that writer died. Never adopted from under it.
+                continue
             } else {
                 unknown.append(file)
             }

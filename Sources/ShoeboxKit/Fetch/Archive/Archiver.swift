@@ -308,8 +308,16 @@ final class Archiver {
                 // reserved for this writer, and recovery keeps those whose rows exist.
                 keepReservations = true
             } else {
-                // Not recorded: what this batch put in place is nobody's.
-                for original in kept where created.contains(original.sha256) { try? store.remove(path: original.path) }
+                // Not recorded: what this batch put in place is nobody's, unless another writer
+                // (or reindex) catalogued an original at that path meanwhile; when that cannot be
+                // told, the reservations stay and recovery decides.
+                for original in kept where created.contains(original.sha256) {
+                    do {
+                        if try retry.run({ try catalog.original(path: original.path) }) == nil { try store.remove(path: original.path) }
+                    } catch {
+                        keepReservations = true
+                    }
+                }
             }
             reportBatch(failedWith: error)
             throw error

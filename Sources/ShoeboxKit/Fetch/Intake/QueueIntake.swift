@@ -38,6 +38,9 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
     private var stopped = false
     private var failure: Error?
     private let timer = WorkerPool(name: "shoebox-lease", threads: 1)
+    /// Claims an item may take beyond its tries (workers killed while holding it) before it
+    /// is given up on.
+    static let extraClaims = 3
     private let strand = WorkerPool.Strand()
 
     init(queue: WorkQueue, worker: WorkerIdentity, lists: [ListIdentity], claimBatch: Int, lease: Double,
@@ -71,9 +74,17 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         }
         let item = batch.removeFirst()
         let origin = "\(listName(of: item)):\(item.line)"
+        // An item handed out again and again whose workers never finish it (each died or lost
+        // its lease on it) would be handed out forever: it fails for good instead.
+        if item.claims > maxAttempts + Self.extraClaims {
+            let reason = "handed out \(item.claims) times without a result (its workers died or stalled on it); given up"
+            _ = try? retry.run { try queue.fail(worker: worker, item: item.id, reason: reason) }
+            return .entry(.invalid(origin: origin, line: URLValidator.withoutPassword(item.url), reason: reason))
+        }
         guard case .url(let fetchItem)? = URLListReader.parse(item.url, origin: origin) else {
-            // Loaded as a valid URL: cannot happen, but never lose the item.
-            return .entry(.invalid(origin: origin, line: item.url, reason: "not a URL"))
+            // Loaded as a valid URL: cannot happen, but never leave the item claimed for ever.
+            _ = try? retry.run { try queue.fail(worker: worker, item: item.id, reason: "not a URL") }
+            return .entry(.invalid(origin: origin, line: URLValidator.withoutPassword(item.url), reason: "not a URL"))
         }
         held[fetchItem.recordedURL] = item
         return .entry(.url(fetchItem))
@@ -151,7 +162,13 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         var flushNow = false
         if result.outcome == .failed {
             lock.unlock()
-            _ = try? retry.run { try queue.fail(worker: worker, item: item.id, reason: result.reason ?? "failed") }
+            do {
+                _ = try retry.run { try queue.fail(worker: worker, item: item.id, reason: result.reason ?? "failed") }
+            } catch {
+                // Not recorded as failed: the run stops; the item returns when the lease runs out.
+                lock.withLock { failure = failure ?? error }
+                onInput()
+            }
             return
         }
         completions.append(WorkCompletion(id: item.id, outcome: result.outcome.rawValue))
