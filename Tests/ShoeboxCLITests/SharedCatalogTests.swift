@@ -150,4 +150,29 @@ final class SharedCatalogTests: XCTestCase {
                                                      environment: ["SHOEBOX_CATALOG": "postgres://postgres@127.0.0.1:\(port)/photos"])
         XCTAssertEqual(fromEnvironment.status, 5, "SHOEBOX_CATALOG is honoured: \(fromEnvironment.stderr)")
     }
+
+    func testVerifyBesideWritersTakesTheirBatchesInFlightForWorkInProgress() throws {
+        let list = try writeList([server.url("/photo/\(key("v"))")])
+        XCTAssertEqual(try ShoeboxProcess.run(["fetch", list, "-L", library, "--catalog", uri]).status, 0)
+        // A writer between its publish and its commit: the path reserved, the file in place,
+        // its staging folder with a download in progress.
+        let writer = try catalog()
+        defer { writer.close() }
+        let path = "originals/2026/12/02/in-flight.jpg"
+        XCTAssertTrue(try writer.reservePath(path, for: String(repeating: "d", count: 64)))
+        try FileManager.default.createDirectory(atPath: library + "/originals/2026/12/02", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: library + "/" + path, contents: Data("published, not yet committed".utf8))
+        let staging = try WriterStagingFolder(parent: library + "/.tmp", library: library)
+        FileManager.default.createFile(atPath: staging.path + "/x.part", contents: Data("half".utf8))
+        let verify = try ShoeboxProcess.run(["verify", "-L", library, "--catalog", uri])
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+        XCTAssertFalse((verify.stdout + verify.stderr).contains("in-flight.jpg"), verify.stdout + verify.stderr)
+        XCTAssertFalse((verify.stdout + verify.stderr).contains("x.part"), verify.stdout + verify.stderr)
+        withExtendedLifetime(staging) {}
+        // Once the reservation ends without a row, the file is an unknown file again.
+        try writer.releaseReservations()
+        let after = try ShoeboxProcess.run(["verify", "-L", library, "--catalog", uri])
+        XCTAssertEqual(after.status, 1, after.stdout + after.stderr)
+        XCTAssertTrue((after.stdout + after.stderr).contains("in-flight.jpg"), after.stdout + after.stderr)
+    }
 }

@@ -58,7 +58,10 @@ public struct LibraryVerifier: Sendable {
         report.quick = quick
         report.originalsChecked = originals.count
         report.thumbnailsChecked = thumbnails.count
-        let temps = LibraryFile.scan(".tmp", in: layout)
+        // Writers sharing a catalog stage in folders of their own, which are their work in
+        // progress while they live (a dead writer's is swept by the next one).
+        var temps = LibraryFile.scan(".tmp", in: layout)
+        if library.isShared { temps.files.removeAll { $0.path.hasPrefix(".tmp/" + WriterStagingFolder.namePrefix) } }
         // Originals in an object store are listed once (sizes included) and checked there.
         let store = try library.store()
         var remote: (store: OriginalStore, listed: [String: Int64])?
@@ -145,8 +148,11 @@ public struct LibraryVerifier: Sendable {
         guard !candidates.isEmpty,
               let catalog = try? library.openCatalog(readOnly: true, checkIntegrity: false) else { return [] }
         defer { catalog.close() }
+        // With a shared catalog, a path a writer holds reserved is its batch in flight
+        // (published before its commit): its work in progress, not an unknown file.
+        let shared = catalog as? PostgresCatalog
         return Set(candidates.compactMap { file in
-            (try? catalog.original(path: file.path)) != nil ? file.pathKey : nil
+            (try? catalog.original(path: file.path)) != nil || (try? shared?.isReserved(file.path)) == true ? file.pathKey : nil
         })
     }
 
