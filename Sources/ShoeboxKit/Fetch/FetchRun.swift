@@ -158,7 +158,7 @@ public final class FetchRun: @unchecked Sendable {
             intake = QueueIntake(
                 queue: queue, worker: WorkerIdentity.current(), lists: identities, claimBatch: max(16, configuration.options.jobs * 2),
                 lease: configuration.lease, maxAttempts: configuration.options.retries + 1, retry: retry,
-                onInput: { [weak engine] in engine?.wakeUp() })
+                lookup: configuration.options.refresh ? nil : lookupCatalog, onInput: { [weak engine] in engine?.wakeUp() })
             lock.withLock { queueIntake = intake }
         }
         var requests = RequestSource(

@@ -5,6 +5,11 @@ protocol ListEntries: AnyObject {
     func poll() -> ListPrefetcher.Poll
     /// The run stops early: no more entries will be asked for.
     func stop()
+    /// What the catalog said of `item`'s URL when its entry was handed out: `.some(nil)` for a
+    /// URL it does not know; nil when it was not looked up (the caller asks the catalog).
+    func knownSource(of item: FetchItem) -> SourceRecord??
 }
 
-extension ListPrefetcher: ListEntries {}
+extension ListPrefetcher: ListEntries {
+    func knownSource(of item: FetchItem) -> SourceRecord?? { nil }
+}

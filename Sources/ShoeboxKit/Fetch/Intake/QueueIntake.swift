@@ -43,8 +43,15 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
     static let extraClaims = 3
     private let strand = WorkerPool.Strand()
 
+    /// Looks up the sources of a claimed batch at once (`Catalog.sources(urls:)`).
+    private let lookup: Catalog?
+    /// The batch's sources, by URL, until each entry's lookup takes its own.
+    private var sources: [String: SourceRecord] = [:]
+    private var looked: Set<String> = []
+
     init(queue: WorkQueue, worker: WorkerIdentity, lists: [ListIdentity], claimBatch: Int, lease: Double,
-         maxAttempts: Int, retry: ConnectionRetry, onInput: @escaping @Sendable () -> Void) {
+         maxAttempts: Int, retry: ConnectionRetry, lookup: Catalog? = nil, onInput: @escaping @Sendable () -> Void) {
+        self.lookup = lookup
         self.queue = queue
         self.worker = worker
         self.lists = lists
@@ -103,6 +110,12 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
                 nextList = (nextList + offset + 1) % lists.count
                 for item in items { claimedFrom[item.id] = list.name }
                 batch = items
+                if let lookup {
+                    // The URLs as given: a queued URL has no password, so it is also the recorded one.
+                    let urls = items.map(\.url)
+                    sources = try retry.run { try lookup.sources(urls: urls) }
+                    looked = Set(urls)
+                }
                 return true
             }
         }
@@ -214,6 +227,13 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
 
     func stop() {
         lock.withLock { stopped = true }
+    }
+
+    func knownSource(of item: FetchItem) -> SourceRecord?? {
+        lock.withLock {
+            guard item.url == item.recordedURL, looked.remove(item.url) != nil else { return nil }
+            return .some(sources.removeValue(forKey: item.url))
+        }
     }
 
     /// The end of the run: completions sent, everything still held let go at once.

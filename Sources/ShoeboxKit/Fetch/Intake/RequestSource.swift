@@ -82,7 +82,9 @@ struct RequestSource {
 
     /// The transfer to run for an item, or nil when the library already has it (reported as skipped).
     private func request(for item: FetchItem) throws -> TransferRequest? {
-        guard catalogHasSources, let known = try catalog.source(of: item), let sha256 = known.sha256 else {
+        // A shared queue's claim looked its batch up at once (one round trip, not one per URL).
+        let prefetched = lists.knownSource(of: item)
+        guard catalogHasSources, let known = try prefetched ?? catalog.source(of: item), let sha256 = known.sha256 else {
             return TransferRequest(item: item)
         }
         if configuration.options.refresh {
