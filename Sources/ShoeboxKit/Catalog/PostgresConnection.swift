@@ -38,9 +38,12 @@ final class PostgresConnection {
         }
         // A silent network cut is noticed in about 30 s (keepalives; unanswered data), not after
         // the kernel's 15 minutes: calls then fail as a lost connection and are retried within
-        // their bound (`ConnectionRetry`) instead of blocking. The URI may say otherwise.
+        // their bound (`ConnectionRetry`) instead of blocking. And the server notices a client
+        // that vanished in about 25 s (its keepalives, set for every session, reconnects too),
+        // ending its session and freeing its locks. The URI may say otherwise.
         for (keyword, value) in [("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"),
-                                 ("keepalives_count", "3"), ("tcp_user_timeout", "30000")] {
+                                 ("keepalives_count", "3"), ("tcp_user_timeout", "30000"),
+                                 ("options", "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3")] {
             keywords.append(keyword)
             values.append(value)
         }

@@ -38,7 +38,6 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
         address = parsed.description
         connection = try PostgresConnection(uri: parsed)
         do {
-            try configureSession()
             try prepareSchema(uri: uri)
         } catch {
             connection.close()
@@ -59,12 +58,6 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
 
     // MARK: Connection
 
-    private func configureSession() throws {
-        for setting in ["tcp_keepalives_idle = 10", "tcp_keepalives_interval = 5", "tcp_keepalives_count = 3"] {
-            try connection.execute("SET \(setting)")
-        }
-    }
-
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -76,10 +69,7 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !closing.isSet else { throw WorkQueueError.closed }
-        if connection.isBroken {
-            try connection.reconnectIfBroken()
-            try configureSession()
-        }
+        if connection.isBroken { try connection.reconnectIfBroken() }
         return try body()
     }
 
