@@ -6,14 +6,14 @@ import XCTest
 /// The shoebox binary with `--catalog postgres://…` against a real PostgreSQL 15 (one server for
 /// the class, a database per test) and the fixture HTTP server, all on 127.0.0.1.
 final class SharedCatalogTests: XCTestCase {
-    nonisolated(unsafe) static var postgres: PostgresServer?
+    static let postgres = PostgresFixture()
     nonisolated(unsafe) static var fixtures: FixtureServer?
     nonisolated(unsafe) static var startError: Error?
 
     override class func setUp() {
         super.setUp()
+        postgres.start()
         do {
-            postgres = try PostgresServer()
             fixtures = try FixtureServer()
         } catch {
             startError = error
@@ -21,8 +21,7 @@ final class SharedCatalogTests: XCTestCase {
     }
 
     override class func tearDown() {
-        postgres?.stop()
-        postgres = nil
+        postgres.stop()
         fixtures?.stop()
         fixtures = nil
         super.tearDown()
@@ -36,7 +35,7 @@ final class SharedCatalogTests: XCTestCase {
     override func setUpWithError() throws {
         if let error = Self.startError { throw error }
         server = try XCTUnwrap(Self.fixtures)
-        uri = try XCTUnwrap(Self.postgres).makeDatabase()
+        uri = try Self.postgres.running().makeDatabase()
         work = try makeTemporaryDirectory(self)
     }
 

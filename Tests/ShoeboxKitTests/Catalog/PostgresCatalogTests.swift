@@ -7,22 +7,15 @@ import XCTest
 /// database per test): the `Catalog` contract shared with SQLiteCatalog, then what only a
 /// server has (schema creation races, a server that stops, wrong names, passwords).
 final class PostgresCatalogTests: XCTestCase {
-    nonisolated(unsafe) static var server: PostgresServer?
-    nonisolated(unsafe) static var startError: Error?
+    static let postgres = PostgresFixture()
 
     override class func setUp() {
         super.setUp()
-        guard PostgresServer.isAvailable else { return }
-        do {
-            server = try PostgresServer()
-        } catch {
-            startError = error
-        }
+        postgres.start()
     }
 
     override class func tearDown() {
-        server?.stop()
-        server = nil
+        postgres.stop()
         super.tearDown()
     }
 
@@ -33,8 +26,7 @@ final class PostgresCatalogTests: XCTestCase {
         guard PostgresServer.isAvailable else {
             throw XCTSkip("PostgreSQL 15 is not installed (bash .ci/install-deps installs it)")
         }
-        if let error = Self.startError { throw error }
-        server = try XCTUnwrap(Self.server)
+        server = try Self.postgres.running()
         uri = try server.makeDatabase()
     }
 

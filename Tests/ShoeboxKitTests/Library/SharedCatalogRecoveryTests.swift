@@ -8,21 +8,15 @@ import XCTest
 /// reserved for it; the next writer removes those, and never touches a live writer's
 /// reservations or a catalogued original. Also the writers' own staging folders.
 final class SharedCatalogRecoveryTests: XCTestCase {
-    nonisolated(unsafe) static var server: PostgresServer?
-    nonisolated(unsafe) static var startError: Error?
+    static let postgres = PostgresFixture()
 
     override class func setUp() {
         super.setUp()
-        do {
-            server = try PostgresServer()
-        } catch {
-            startError = error
-        }
+        postgres.start()
     }
 
     override class func tearDown() {
-        server?.stop()
-        server = nil
+        postgres.stop()
         super.tearDown()
     }
 
@@ -30,8 +24,7 @@ final class SharedCatalogRecoveryTests: XCTestCase {
     private var layout: LibraryLayout!
 
     override func setUpWithError() throws {
-        if let error = Self.startError { throw error }
-        uri = try XCTUnwrap(Self.server).makeDatabase()
+        uri = try Self.postgres.running().makeDatabase()
         layout = LibraryLayout(root: try makeTemporaryDirectory(self).path + "/library")
     }
 

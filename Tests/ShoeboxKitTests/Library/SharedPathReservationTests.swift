@@ -7,17 +7,15 @@ import XCTest
 /// reservation is never this writer's, even for the same bytes, so recovery of a dead writer's
 /// reservation can never remove an object a live writer relies on (found by review).
 final class SharedPathReservationTests: XCTestCase {
-    nonisolated(unsafe) static var server: PostgresServer?
-    nonisolated(unsafe) static var startError: Error?
+    static let postgres = PostgresFixture()
 
     override class func setUp() {
         super.setUp()
-        do { server = try PostgresServer() } catch { startError = error }
+        postgres.start()
     }
 
     override class func tearDown() {
-        server?.stop()
-        server = nil
+        postgres.stop()
         super.tearDown()
     }
 
@@ -49,8 +47,7 @@ final class SharedPathReservationTests: XCTestCase {
     /// reservation stale, no original at P yet, the object holding X: removes it. B commits.
     /// B's committed row has no object.
     func testRecoveryRemovesAnObjectALiveWriterReliesOnThroughADeadWritersReservation() throws {
-        if let error = Self.startError { throw error }
-        let uri = try XCTUnwrap(Self.server).makeDatabase()
+        let uri = try Self.postgres.running().makeDatabase()
         let layout = LibraryLayout(root: try makeTemporaryDirectory(self).path + "/library")
         let stagingA = try WriterStagingFolder(parent: layout.staging, library: layout.root)
         let stagingB = try WriterStagingFolder(parent: layout.staging, library: layout.root)
@@ -89,8 +86,7 @@ extension SharedPathReservationTests {
     /// The fix: a path another writer reserved is not this writer's, even for the same bytes;
     /// the writer that reserved it may ask again (a lost answer retried).
     func testAnotherWritersReservationForTheSameContentIsNotOurs() throws {
-        if let error = Self.startError { throw error }
-        let uri = try XCTUnwrap(Self.server).makeDatabase()
+        let uri = try Self.postgres.running().makeDatabase()
         let a = try PostgresCatalog(uri: uri)
         let b = try PostgresCatalog(uri: uri)
         defer { a.close(); b.close() }

@@ -7,22 +7,15 @@ import XCTest
 /// fresh database per test): the `WorkQueue` contract shared with InMemoryWorkQueue, then
 /// what only a server has (schema beside the catalog, plans, a terminated loader, scale).
 final class PostgresWorkQueueTests: XCTestCase {
-    nonisolated(unsafe) static var server: PostgresServer?
-    nonisolated(unsafe) static var startError: Error?
+    static let postgres = PostgresFixture()
 
     override class func setUp() {
         super.setUp()
-        guard PostgresServer.isAvailable else { return }
-        do {
-            server = try PostgresServer()
-        } catch {
-            startError = error
-        }
+        postgres.start()
     }
 
     override class func tearDown() {
-        server?.stop()
-        server = nil
+        postgres.stop()
         super.tearDown()
     }
 
@@ -33,8 +26,7 @@ final class PostgresWorkQueueTests: XCTestCase {
         guard PostgresServer.isAvailable else {
             throw XCTSkip("PostgreSQL 15 is not installed (bash .ci/install-deps installs it)")
         }
-        if let error = Self.startError { throw error }
-        server = try XCTUnwrap(Self.server)
+        server = try Self.postgres.running()
         uri = try server.makeDatabase()
     }
 
