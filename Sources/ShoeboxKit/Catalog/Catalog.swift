@@ -34,6 +34,16 @@ public protocol Catalog: AnyObject {
     func reservePath(_ path: String, for sha256: String) throws -> Bool
     /// Ends this writer's reservations.
     func releaseReservations() throws
+    /// `reservePath` for many paths at once, in order (one round trip to a remote catalog):
+    /// those granted. A path wanted twice (ignoring case) goes to its first asker only.
+    func reservePaths(_ wanted: [PathReservation]) throws -> Set<PathReservation>
+    /// `original(sha256:)` for many hashes at once: the originals found, by hash.
+    func originals(sha256s: [String]) throws -> [String: OriginalRecord]
+    /// `insertOriginalIfAbsent` for many records at once: the hashes of those inserted. The
+    /// hashes must differ from one another.
+    func insertOriginalsIfAbsent(_ records: [OriginalRecord]) throws -> Set<String>
+    /// `upsertSource` for many records at once, in order (a later record of a URL wins).
+    func upsertSources(_ records: [SourceRecord]) throws
     /// At most `limit` originals whose path sorts after `path` (from the first when nil),
     /// ordered by path: a paged cursor over the catalog.
     func originals(after path: String?, limit: Int) throws -> [OriginalRecord]
@@ -61,4 +71,43 @@ public protocol Catalog: AnyObject {
 
     /// Ends the connection (also at deinit); no call may follow.
     func close()
+}
+
+/// A library path wanted for the original `sha256` (`Catalog.reservePaths`).
+public struct PathReservation: Sendable, Hashable {
+    public var path: String
+    public var sha256: String
+
+    public init(path: String, sha256: String) {
+        self.path = path
+        self.sha256 = sha256
+    }
+}
+
+extension Catalog {
+    /// One `reservePath` after another: right for a local catalog, where a call costs no round trip.
+    public func reservePaths(_ wanted: [PathReservation]) throws -> Set<PathReservation> {
+        var granted = Set<PathReservation>()
+        var asked = Set<String>()
+        for reservation in wanted where asked.insert(CaseFoldedPath.fold(reservation.path)).inserted {
+            if try reservePath(reservation.path, for: reservation.sha256) { granted.insert(reservation) }
+        }
+        return granted
+    }
+
+    public func originals(sha256s: [String]) throws -> [String: OriginalRecord] {
+        var found: [String: OriginalRecord] = [:]
+        for sha256 in Set(sha256s) { found[sha256] = try original(sha256: sha256) }
+        return found
+    }
+
+    public func insertOriginalsIfAbsent(_ records: [OriginalRecord]) throws -> Set<String> {
+        var inserted = Set<String>()
+        for record in records where try insertOriginalIfAbsent(record) { inserted.insert(record.sha256) }
+        return inserted
+    }
+
+    public func upsertSources(_ records: [SourceRecord]) throws {
+        for record in records { try upsertSource(record) }
+    }
 }

@@ -32,6 +32,8 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     public let address: String
     /// host:port (database, user) as libpq resolved them.
     public var server: String { locked { connection.server } }
+    /// Round trips to the server so far (`PostgresConnection.roundTrips`).
+    public var roundTrips: Int { locked { connection.roundTrips } }
 
     private let connection: PostgresConnection
     private let lock = NSRecursiveLock()
@@ -211,13 +213,23 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
         }
     }
 
+    /// One round trip: the rows inserted as one array per column.
+    public func insertOriginalsIfAbsent(_ records: [OriginalRecord]) throws -> Set<String> {
+        guard !records.isEmpty else { return [] }
+        let columns = Self.columnArrays(records.map(Self.values))
+        return try call { Set(try connection.query(PostgresCatalogSchema.insertOriginalsIfAbsent, columns) { $0.string(0) ?? "" }) }
+    }
+
+    public func originals(sha256s: [String]) throws -> [String: OriginalRecord] {
+        guard !sha256s.isEmpty else { return [:] }
+        let records = try call { try connection.query(PostgresCatalogSchema.originalsBySHAs, [.textArray(Array(Set(sha256s)))], Self.original) }
+        return Dictionary(records.map { ($0.sha256, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     public func reservePath(_ path: String, for sha256: String) throws -> Bool {
         let folded = CaseFoldedPath.fold(path)
         return try call {
-            if livenessSession != connection.sessions {
-                try connection.run(PostgresCatalogSchema.holdLiveness, [.integer(holderKey)])
-                livenessSession = connection.sessions
-            }
+            try holdLiveness()
             let inserted = try connection.query(
                 PostgresCatalogSchema.reservePath, [.text(folded), .text(path), .text(sha256), .text(holder)]) { _ in () }
             if !inserted.isEmpty { return true }
@@ -228,6 +240,39 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
                 PostgresCatalogSchema.reservationHolder, [.text(folded), .text(holder)]) { $0.string(0) }.first
             return reservedFor == sha256
         }
+    }
+
+    /// Two round trips for the whole batch: the insert of every reservation, then (when some
+    /// were refused) which of those this writer already holds for the same content.
+    public func reservePaths(_ wanted: [PathReservation]) throws -> Set<PathReservation> {
+        var seen = Set<String>()
+        let asked = wanted.map { (folded: CaseFoldedPath.fold($0.path), reservation: $0) }.filter { seen.insert($0.folded).inserted }
+        guard !asked.isEmpty else { return [] }
+        return try call {
+            try holdLiveness()
+            let inserted = Set(try connection.query(
+                PostgresCatalogSchema.reservePaths,
+                [.textArray(asked.map(\.folded)), .textArray(asked.map(\.reservation.path)),
+                 .textArray(asked.map(\.reservation.sha256)), .text(holder)]
+            ) { $0.string(0) ?? "" })
+            var granted = Set(asked.map(\.reservation).filter { inserted.contains($0.path) })
+            let refused = asked.filter { !inserted.contains($0.reservation.path) }
+            guard !refused.isEmpty else { return granted }
+            // As `reservePath`: a refused path is ours only when this writer reserved it for this content.
+            let ours = Dictionary(try connection.query(
+                PostgresCatalogSchema.reservationsOfHolder, [.textArray(refused.map(\.folded)), .text(holder)]
+            ) { ($0.string(0) ?? "", $0.string(1) ?? "") }, uniquingKeysWith: { first, _ in first })
+            for (folded, reservation) in refused where ours[folded] == reservation.sha256 { granted.insert(reservation) }
+            return granted
+        }
+    }
+
+    /// Takes this holder's liveness lock on the current session, once per session: before its
+    /// first reservation there, so that no other writer's recovery takes its reservations for a dead writer's.
+    private func holdLiveness() throws {
+        guard livenessSession != connection.sessions else { return }
+        try connection.run(PostgresCatalogSchema.holdLiveness, [.integer(holderKey)])
+        livenessSession = connection.sessions
     }
 
     public func releaseReservations() throws {
@@ -341,15 +386,30 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     }
 
     public func upsertSource(_ record: SourceRecord) throws {
-        try call {
-            try connection.run(
-                PostgresCatalogSchema.upsertSource,
-                [
-                    .text(record.url), .of(record.finalURL), .of(record.sha256), .of(record.etag),
-                    .of(record.lastModified), .of(record.httpStatus), .text(record.fetchedAt),
-                    .text(record.outcome.rawValue), .of(record.reason),
-                ])
-        }
+        try call { try connection.run(PostgresCatalogSchema.upsertSource, Self.values(record)) }
+    }
+
+    /// One round trip: the last record of each URL, as one array per column (one statement may
+    /// not update a row twice).
+    public func upsertSources(_ records: [SourceRecord]) throws {
+        var last: [String: Int] = [:]
+        for (index, record) in records.enumerated() { last[record.url] = index }
+        let rows = records.indices.filter { last[records[$0].url] == $0 }.map { Self.values(records[$0]) }
+        guard !rows.isEmpty else { return }
+        try call { try connection.run(PostgresCatalogSchema.upsertSources, Self.columnArrays(rows)) }
+    }
+
+    /// Rows of parameters turned into one array parameter per column (for `unnest`).
+    private static func columnArrays(_ rows: [[PostgresValue]]) -> [PostgresValue] {
+        (0..<(rows.first?.count ?? 0)).map { column in PostgresValue.array(rows.map { $0[column] }) }
+    }
+
+    private static func values(_ record: SourceRecord) -> [PostgresValue] {
+        [
+            .text(record.url), .of(record.finalURL), .of(record.sha256), .of(record.etag),
+            .of(record.lastModified), .of(record.httpStatus), .text(record.fetchedAt),
+            .text(record.outcome.rawValue), .of(record.reason),
+        ]
     }
 
     public func sources(sha256: String) throws -> [SourceRecord] {

@@ -98,6 +98,14 @@ enum PostgresCatalogSchema {
     static let insertOriginalIfAbsent =
         "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (\(originalValues)) "
         + "ON CONFLICT (sha256) DO NOTHING RETURNING 1"
+    /// `insertOriginalIfAbsent` for many rows: one array per column, in `originalColumns` order
+    /// then folded_path; the hashes of the rows inserted.
+    static let insertOriginalsIfAbsent =
+        "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) SELECT * FROM unnest("
+        + "$1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], "
+        + "$9::text[], $10::float8[], $11::float8[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[]) "
+        + "ON CONFLICT (sha256) DO NOTHING RETURNING sha256"
+    static let originalsBySHAs = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = ANY($1::text[])"
     static let originalBySHA = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = $1"
     static let originalByPath = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE path = $1"
     static let originalByFoldedPath = "SELECT 1 FROM originals WHERE folded_path = $1 LIMIT 1"
@@ -112,6 +120,16 @@ enum PostgresCatalogSchema {
     static let reservePath =
         "INSERT INTO path_reservations (folded_path, path, sha256, holder) SELECT $1, $2, $3, $4 "
         + "WHERE NOT EXISTS (SELECT 1 FROM originals WHERE folded_path = $1) ON CONFLICT (folded_path) DO NOTHING RETURNING 1"
+    /// `reservePath` for many paths (folded paths $1, paths $2, hashes $3, all different folded
+    /// paths; holder $4): the paths reserved.
+    static let reservePaths =
+        "INSERT INTO path_reservations (folded_path, path, sha256, holder) "
+        + "SELECT w.folded_path, w.path, w.sha256, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS w(folded_path, path, sha256) "
+        + "WHERE NOT EXISTS (SELECT 1 FROM originals o WHERE o.folded_path = w.folded_path) "
+        + "ON CONFLICT (folded_path) DO NOTHING RETURNING path"
+    /// The folded paths among $1 reserved by holder $2, with the content each is reserved for.
+    static let reservationsOfHolder =
+        "SELECT folded_path, sha256 FROM path_reservations WHERE folded_path = ANY($1::text[]) AND holder = $2"
     /// The content a path is reserved for by holder $2 (another holder's reservation is never ours,
     /// even for the same bytes: its release, staleness and clean-up are that holder's).
     static let reservationHolder = "SELECT sha256 FROM path_reservations WHERE folded_path = $1 AND holder = $2"
@@ -134,9 +152,17 @@ enum PostgresCatalogSchema {
     static let sourceByURL = "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE url = $1"
     static let upsertSource =
         "INSERT INTO sources (\(CatalogSchema.sourceColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
-        + "ON CONFLICT (url) DO UPDATE SET final_url = EXCLUDED.final_url, sha256 = EXCLUDED.sha256, "
+        + replaceSource
+    /// How an upsert replaces the row of a URL already recorded.
+    static let replaceSource =
+        "ON CONFLICT (url) DO UPDATE SET final_url = EXCLUDED.final_url, sha256 = EXCLUDED.sha256, "
         + "etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, http_status = EXCLUDED.http_status, "
         + "fetched_at = EXCLUDED.fetched_at, outcome = EXCLUDED.outcome, reason = EXCLUDED.reason"
+    /// `upsertSource` for many rows (all different URLs): one array per column, in `sourceColumns` order.
+    static let upsertSources =
+        "INSERT INTO sources (\(CatalogSchema.sourceColumns)) SELECT * FROM unnest("
+        + "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[]) "
+        + replaceSource
     static let sourcesBySHA =
         "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE sha256 = $1 ORDER BY url COLLATE \"C\""
     static let allSources = "SELECT \(CatalogSchema.sourceColumns) FROM sources ORDER BY url COLLATE \"C\""

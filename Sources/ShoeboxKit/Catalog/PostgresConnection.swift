@@ -182,9 +182,14 @@ final class PostgresConnection {
 
     // MARK: Statements
 
+    /// Requests sent so far, each one round trip to the server: statements, and the preparation
+    /// of each statement once per session (for tests and benchmarks of batching).
+    private(set) var roundTrips = 0
+
     /// Runs SQL without parameters (transaction control, schema statements).
     func execute(_ sql: String) throws {
         let handle = try liveHandle()
+        roundTrips += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result)
@@ -195,6 +200,7 @@ final class PostgresConnection {
     func query<T>(_ sql: String, _ values: [PostgresValue] = [], _ row: (PostgresRow) throws -> T) throws -> [T] {
         let handle = try liveHandle()
         let name = try prepared(sql, parameterCount: values.count, handle: handle)
+        roundTrips += 1
         let result = Self.withCStrings(values.map(\.parameter)) { parameters in
             PQexecPrepared(handle, name, Int32(values.count), parameters, nil, nil, 0)
         }
@@ -225,6 +231,7 @@ final class PostgresConnection {
         if let name = statements[sql] { return name }
         let name = "shoebox_\(nextStatement)"
         nextStatement += 1
+        roundTrips += 1
         let result = PQprepare(handle, name, sql, Int32(parameterCount), nil)
         defer { PQclear(result) }
         try check(result)

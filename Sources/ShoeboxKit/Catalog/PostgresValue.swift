@@ -15,14 +15,22 @@ enum PostgresValue: Sendable, Equatable {
 
     /// A `text[]` parameter as an array literal, every element quoted (`"` and `\` escaped):
     /// send it as `$n::text[]`. The strings must not hold NUL (libpq sends C strings).
-    static func textArray(_ values: [String]) -> PostgresValue {
+    static func textArray(_ values: [String]) -> PostgresValue { array(values.map { .text($0) }) }
+
+    /// An array parameter of any element type: each element as its text, quoted (`"` and `\`
+    /// escaped), SQL NULL as an unquoted NULL. Send it cast to the element type's array
+    /// (`$n::bigint[]`, `$n::float8[]`…): the server reads each quoted element as that type.
+    static func array(_ values: [PostgresValue]) -> PostgresValue {
         // Bytes, not Characters: a quote followed by a combining mark is one Character.
         var literal: [UInt8] = [UInt8(ascii: "{")]
-        literal.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
         for (index, value) in values.enumerated() {
             if index > 0 { literal.append(UInt8(ascii: ",")) }
+            guard let text = value.parameter else {
+                literal.append(contentsOf: "NULL".utf8)
+                continue
+            }
             literal.append(UInt8(ascii: "\""))
-            for byte in value.utf8 {
+            for byte in text.utf8 {
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
                 literal.append(byte)
             }

@@ -346,6 +346,74 @@ struct CatalogContract {
         second.close()
     }
 
+    /// Batched writes and lookups agree with one call at a time: every field (NULLs, a 64-bit
+    /// size, many-digit doubles, quotes and backslashes) round-trips; content already recorded is
+    /// not inserted again; a later record of a URL wins; a taken path fails the whole insert.
+    func checkBatchedOriginalsAndSources(file: StaticString = #filePath, line: UInt = #line) throws {
+        let catalog = try open()
+        try catalog.insertOriginal(Self.original(1))
+        var odd = Self.original(3, path: #"originals/2024/05/01/a"b\c,d{e} NULL.jpg"#)
+        odd.make = #"Can"on\ {x},"#
+        let batch = [Self.original(1, path: "originals/again.jpg"), Self.original(2), odd, Self.bareOriginal(4)]
+        let inserted = try catalog.transaction { try catalog.insertOriginalsIfAbsent(batch) }
+        XCTAssertEqual(inserted, Set([2, 3, 4].map(Self.uniqueHash)), file: file, line: line)
+        XCTAssertEqual(try catalog.allOriginals(), [Self.original(1), Self.original(2), odd, Self.bareOriginal(4)].sorted { $0.path < $1.path },
+                       file: file, line: line)
+        let found = try catalog.originals(sha256s: [1, 3, 3, 9].map(Self.uniqueHash))
+        XCTAssertEqual(found, [Self.uniqueHash(1): Self.original(1), Self.uniqueHash(3): odd], file: file, line: line)
+        XCTAssertEqual(try catalog.originals(sha256s: []), [:], file: file, line: line)
+        XCTAssertEqual(try catalog.insertOriginalsIfAbsent([]), [], file: file, line: line)
+        assertConstraint(_ = try catalog.transaction { try catalog.insertOriginalsIfAbsent([Self.original(5), Self.original(6, path: odd.path)]) },
+                         "a batch with a taken path", file: file, line: line)
+        XCTAssertNil(try catalog.original(sha256: Self.uniqueHash(5)), "nothing of a failed batch is kept", file: file, line: line)
+
+        let url = #"http://127.0.0.1:9/a"b\c,{d} NULL.jpg"#
+        let failed = Self.source(url, sha: nil, outcome: .failed)
+        try catalog.transaction {
+            try catalog.upsertSources([failed, Self.source("http://127.0.0.1:9/2.jpg", sha: Self.uniqueHash(2)), Self.source(url, sha: Self.uniqueHash(3))])
+        }
+        XCTAssertEqual(try catalog.source(url: url), Self.source(url, sha: Self.uniqueHash(3)), "the later record wins", file: file, line: line)
+        try catalog.upsertSources([failed])
+        XCTAssertEqual(try catalog.source(url: url), failed, "replaced, NULLs included", file: file, line: line)
+        XCTAssertEqual(try catalog.countSources(), 2, file: file, line: line)
+        try catalog.upsertSources([])
+        catalog.close()
+    }
+
+    /// Batched reservations agree with `reservePath`: the first asker of a path (ignoring case)
+    /// gets it, never over an original or another writer's reservation; this writer's own
+    /// reservation for the same content is granted again.
+    func checkBatchedPathReservations(file: StaticString = #filePath, line: UInt = #line) throws {
+        let first = try open(), second = try open()
+        try first.insertOriginal(Self.original(1, path: "originals/d/Été.jpg"))
+        XCTAssertTrue(try first.reservePath("originals/d/mine.jpg", for: Self.uniqueHash(5)), file: file, line: line)
+        XCTAssertTrue(try second.reservePath("originals/d/theirs.jpg", for: Self.uniqueHash(6)), file: file, line: line)
+        let wanted = [
+            PathReservation(path: "originals/d/été.JPG", sha256: Self.uniqueHash(2)),
+            PathReservation(path: "originals/d/new.jpg", sha256: Self.uniqueHash(2)),
+            PathReservation(path: "originals/d/NEW.jpg", sha256: Self.uniqueHash(3)),
+            PathReservation(path: "originals/d/MINE.jpg", sha256: Self.uniqueHash(5)),
+            PathReservation(path: "originals/d/mine.jpg", sha256: Self.uniqueHash(4)),
+            PathReservation(path: #"originals/d/q"u\o,te.jpg"#, sha256: Self.uniqueHash(4)),
+        ]
+        let theirs = PathReservation(path: "originals/d/theirs.jpg", sha256: Self.uniqueHash(7))
+        var expected: Set<PathReservation> = [wanted[1], wanted[3], wanted[5]]
+        if first is SQLiteCatalog {
+            // One writer per library: no other connection's reservation exists to refuse.
+            expected.insert(theirs)
+        }
+        XCTAssertEqual(try first.reservePaths(wanted + [theirs]), expected, file: file, line: line)
+        XCTAssertEqual(try first.reservePaths([]), [], file: file, line: line)
+        XCTAssertFalse(try first.reservePath("originals/d/New.jpg", for: Self.uniqueHash(8)), "held once granted", file: file, line: line)
+        try first.releaseReservations()
+        let again = PathReservation(path: "originals/d/new.jpg", sha256: Self.uniqueHash(8))
+        XCTAssertEqual(try first.reservePaths([again]), [again], "free once released", file: file, line: line)
+        try first.releaseReservations()
+        try second.releaseReservations()
+        first.close()
+        second.close()
+    }
+
     /// Batched lookups: only the URLs known, any number of them, URLs with quotes and backslashes.
     func checkBatchedSourceLookups(file: StaticString = #filePath, line: UInt = #line) throws {
         let catalog = try open()

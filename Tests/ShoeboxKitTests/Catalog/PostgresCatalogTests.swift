@@ -52,6 +52,8 @@ final class PostgresCatalogTests: XCTestCase {
     func testThumbnails() throws { try contract.checkThumbnails() }
     func testPathReservations() throws { try contract.checkPathReservations() }
     func testBatchedSourceLookups() throws { try contract.checkBatchedSourceLookups() }
+    func testBatchedOriginalsAndSources() throws { try contract.checkBatchedOriginalsAndSources() }
+    func testBatchedPathReservations() throws { try contract.checkBatchedPathReservations() }
 
     /// Paging keeps byte order on a database whose default collation (ICU en-US) would sort
     /// "a" before "B".

@@ -35,4 +35,6 @@ final class SQLiteCatalogContractTests: XCTestCase {
     func testThumbnails() throws { try contract.checkThumbnails() }
     func testPathReservations() throws { try contract.checkPathReservations() }
     func testBatchedSourceLookups() throws { try contract.checkBatchedSourceLookups() }
+    func testBatchedOriginalsAndSources() throws { try contract.checkBatchedOriginalsAndSources() }
+    func testBatchedPathReservations() throws { try contract.checkBatchedPathReservations() }
 }

@@ -165,11 +165,15 @@ final class ArchiverTests: XCTestCase {
         let writerA = sharedArchiver { first.append($0) }
         let writerB = sharedArchiver(store: storeB) { second.append($0) }
         let photo = jpeg(seed: "twice")
-        // Both downloaded before either committed: neither saw the other's row.
+        // Both downloaded; B looked the content up before A committed (A's whole batch runs
+        // while B publishes), so neither saw the other's row.
         try writerA.accept(received(photo, url: "http://127.0.0.1:9/a.jpg"))
         let fromB = try received(photo, url: "http://127.0.0.1:9/b.jpg", into: storeB)
         try writerB.accept(fromB)
-        try writerA.flush()
+        storeB.beforePublish = { _ in
+            storeB.beforePublish = nil
+            try writerA.flush()
+        }
         try writerB.flush()
         XCTAssertEqual(first.map(\.outcome), [.stored])
         XCTAssertEqual(second.map(\.outcome), [.duplicate])
@@ -178,6 +182,26 @@ final class ArchiverTests: XCTestCase {
         XCTAssertEqual(store.paths, ["originals/2022/03/04/a.jpg"], "the second copy, published before the commit, was removed")
         XCTAssertEqual(try catalog.countOriginals(), 1)
         XCTAssertEqual(try catalog.sources(sha256: try XCTUnwrap(first.first?.sha256)).count, 2, "both URLs are recorded")
+    }
+
+    func testContentAnotherWriterCataloguedBeforeTheBatchIsLookedUpIsNotPublishedAgain() throws {
+        var first: [FetchResult] = []
+        var second: [FetchResult] = []
+        let storeB = try InMemoryOriginalStore(sharingOriginalsWith: store)
+        let writerA = sharedArchiver { first.append($0) }
+        let writerB = sharedArchiver(store: storeB) { second.append($0) }
+        let photo = jpeg(seed: "later")
+        try writerA.accept(received(photo, url: "http://127.0.0.1:9/a.jpg"))
+        try writerB.accept(try received(photo, url: "http://127.0.0.1:9/b.jpg", into: storeB))
+        // B's batch is looked up when it is flushed, after A committed: a duplicate, never sent.
+        try writerA.flush()
+        try writerB.flush()
+        XCTAssertEqual(second.map(\.outcome), [.duplicate])
+        XCTAssertEqual(second.first?.path, "originals/2022/03/04/a.jpg")
+        XCTAssertTrue(storeB.publishes.isEmpty, "nothing published by B")
+        XCTAssertEqual(storeB.openStagingFiles, 0, "B's download dropped")
+        XCTAssertEqual(try storeB.pendingStaged(), [])
+        XCTAssertEqual(try catalog.sources(sha256: try XCTUnwrap(first.first?.sha256)).count, 2)
     }
 
     func testWithASharedCatalogContentThatCouldNotBePublishedIsNotRecorded() throws {

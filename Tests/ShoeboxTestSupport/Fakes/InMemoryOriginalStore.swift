@@ -70,7 +70,9 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
 
     public var displayName: String { "memory" }
     public var publishConcurrency: Int { 1 }
-    public var existenceIsCheap: Bool { true }
+    /// Whether names are checked against the stored originals too (a local folder); false acts
+    /// as a remote store does, whose names only the catalog knows.
+    public var existenceIsCheap = true
 
     public func makeStagingFile() throws -> StagingFile {
         let path = locked { () -> String in
@@ -97,9 +99,14 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
 
     public func syncStaged() throws {}
 
+    /// Called with the path at the start of each `publish`, outside the store's lock (for tests:
+    /// another writer acting in between).
+    public var beforePublish: ((String) throws -> Void)?
+
     @discardableResult
     public func publish(sha256: String, to path: String) throws -> PublishOutcome {
-        try locked {
+        try beforePublish?(path)
+        return try locked {
             publishes.append((sha256, path))
             if unavailable { throw Failure(description: "the store went away", storeIsUnavailable: true) }
             if failPublish.contains(path) { throw Failure(description: "publish of \(path) refused") }

@@ -35,6 +35,21 @@ final class Archiver {
     private var stagedPaths: [String: String] = [:]
     /// Originals whose missing files this batch puts back, by hash: their paths.
     private var restoring: [String: String] = [:]
+    /// Received bodies whose catalog lookups wait for the batch (`resolvePending`).
+    private var pending: [PendingBody] = []
+
+    /// A checked body, not yet told new or known: looked up with the rest of its batch, in one
+    /// round trip to a remote catalog instead of one per URL.
+    private struct PendingBody {
+        /// Where its result and its source record are in the batch.
+        let result: Int
+        let source: Int
+        let transfer: CompletedTransfer
+        let file: StagingFile
+        let sha256: String
+        let bytes: Int64
+        let format: ImageFormat
+    }
 
     static let batchLimit = 64
 
@@ -74,7 +89,11 @@ final class Archiver {
         case .notModified:
             try recordUnchanged(transfer.request.item, &result, &source)
         case .received(let file, let sha256, let bytes, let prefix):
-            try archive(file, sha256: sha256, bytes: bytes, prefix: prefix, transfer: transfer, &result, &source)
+            if let format = check(file, sha256: sha256, bytes: bytes, prefix: prefix, transfer: transfer, &result) {
+                source.sha256 = sha256
+                pending.append(PendingBody(result: results.count, source: sources.count, transfer: transfer,
+                                           file: file, sha256: sha256, bytes: bytes, format: format))
+            }
         }
         source.outcome = result.outcome
         source.reason = result.reason
@@ -107,75 +126,134 @@ final class Archiver {
         fill(&result, with: original)
     }
 
-    private func archive(
+    /// The Content-Type rules for a received body: its format, or nil when it is refused (its
+    /// file dropped, `result` saying why). An accepted body is `.stored` until its batch's
+    /// lookups say otherwise (`resolvePending`).
+    private func check(
         _ file: StagingFile, sha256: String, bytes: Int64, prefix: [UInt8], transfer: CompletedTransfer,
-        _ result: inout FetchResult, _ source: inout SourceRecord
-    ) throws {
+        _ result: inout FetchResult
+    ) -> ImageFormat? {
         result.bytes = bytes
         result.sha256 = sha256
-        let format: ImageFormat
         switch ContentTypeRules.decide(contentType: transfer.contentType, prefix: prefix, bodyBytes: bytes, file: file.path) {
         case .reject(let reason):
             store.discard(file)
             result.outcome = .rejected
             result.reason = reason
-            return
+            return nil
         case .accept(let accepted, let warnings):
-            format = accepted
             result.warnings += warnings
+            result.fileExtension = accepted.fileExtension
+            result.outcome = .stored
+            return accepted
         }
-        result.fileExtension = format.fileExtension
-        source.sha256 = sha256
+    }
 
-        if let existing = try discarding(file, onError: { try retry.run { try catalog.original(sha256: sha256) } }) {
-            // --refresh (with no validator to send, or a server that ignores them): the same
-            // bytes again for this URL.
-            let previous = try discarding(file) { try retry.run { try catalog.source(of: transfer.request.item) } }
-            result.outcome = previous?.sha256 == sha256 ? .unchanged : .duplicate
-            fill(&result, with: existing)
-            try restoreIfMissing(existing, from: file, &result)
-            return
-        }
-        if let path = stagedPaths[sha256] {
-            store.discard(file)
-            result.outcome = .duplicate
-            result.path = path
-            result.original = newOriginals.first { $0.sha256 == sha256 }
-            return
+    /// Tells the batch's received bodies new or known, with one lookup for all of them: a known
+    /// one is a duplicate (or unchanged, the same bytes again for its URL); a new one gets its
+    /// metadata read and a path, all of the batch's paths reserved at once. Each body's file is
+    /// staged or dropped; when this throws, the files not yet dealt with are dropped.
+    private func resolvePending() throws {
+        guard !pending.isEmpty else { return }
+        let bodies = pending
+        pending.removeAll(keepingCapacity: true)
+        var open = Set(bodies.map(\.result))
+        defer { for body in bodies where open.contains(body.result) { store.discard(body.file) } }
+
+        let known = try retry.run { try catalog.originals(sha256s: bodies.map(\.sha256)) }
+        let again = bodies.filter { known[$0.sha256] != nil }.map(\.transfer.request.item)
+        let previousSources = again.isEmpty ? [:] : try retry.run { try catalog.sources(urls: again.map(\.recordedURL)) }
+        var new: [(body: PendingBody, metadata: PhotoMetadata?, dated: CaptureDate, stem: String)] = []
+        var copies: [PendingBody] = []
+        var firstOfContent = Set<String>()
+        for body in bodies {
+            if let existing = known[body.sha256] {
+                // --refresh (with no validator to send, or a server that ignores them): the same
+                // bytes again for this URL.
+                let item = body.transfer.request.item
+                var previous = previousSources[item.recordedURL]
+                if previous?.sha256 == nil, item.recordedURL != item.url { previous = try retry.run { try catalog.source(of: item) } }
+                results[body.result].outcome = previous?.sha256 == body.sha256 ? .unchanged : .duplicate
+                fill(&results[body.result], with: existing)
+                try restoreIfMissing(existing, from: body.file, &results[body.result])
+                open.remove(body.result)
+            } else if !firstOfContent.insert(body.sha256).inserted {
+                copies.append(body)
+            } else {
+                let (metadata, dated, stem) = plan(body, &results[body.result])
+                new.append((body, metadata, dated, stem))
+            }
         }
 
+        let paths = try reservePaths(for: new.map { ($0.body, $0.dated.folder, $0.stem) })
+        for ((body, metadata, dated, _), path) in zip(new, paths) {
+            try store.stage(body.file, sha256: body.sha256)
+            open.remove(body.result)
+            stagedPaths[body.sha256] = path
+            let record = OriginalRecord(
+                sha256: body.sha256, path: path, bytes: body.bytes, contentType: body.format.mimeType,
+                width: metadata?.width, height: metadata?.height, takenAt: dated.takenAt, datedBy: dated.source,
+                make: metadata?.make, model: metadata?.model,
+                gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude, gpsAltitude: metadata?.gps?.altitude,
+                orientation: metadata?.orientation, addedAt: Timestamp.iso8601())
+            newOriginals.append(record)
+            fill(&results[body.result], with: record)
+        }
+        for body in copies {
+            // The same new content twice in one batch: the first is the original.
+            open.remove(body.result)
+            store.discard(body.file)
+            results[body.result].outcome = .duplicate
+            results[body.result].path = stagedPaths[body.sha256]
+            results[body.result].original = newOriginals.first { $0.sha256 == body.sha256 }
+        }
+        for body in bodies {
+            sources[body.source].outcome = results[body.result].outcome
+            sources[body.source].reason = results[body.result].reason
+        }
+    }
+
+    /// A new content's metadata, capture date and file name stem.
+    private func plan(_ body: PendingBody, _ result: inout FetchResult) -> (PhotoMetadata?, CaptureDate, String) {
         var metadata: PhotoMetadata?
         do {
-            metadata = try MetadataReader.read(path: file.path)
+            metadata = try MetadataReader.read(path: body.file.path)
             result.warnings += metadata?.warnings.map { "metadata: \($0)" } ?? []
         } catch let error as MetadataError {
             result.warnings.append("metadata: \(error.reason)")
         } catch {
             result.warnings.append("metadata: \(error)")
         }
-        let dated = CaptureDate.forDownload(metadata: metadata, lastModified: transfer.lastModified)
-        let stem = LibraryPathPlanner.stem(url: result.url, sha256: sha256, contentDisposition: transfer.contentDisposition)
-        let path = try discarding(file) {
-            try LibraryPathPlanner.uniquePath(folder: dated.folder, stem: stem, fileExtension: format.fileExtension) {
-                // Taken: by a file or object already there, or (ignoring case) by a catalogued
-                // original or a path reserved for other content; else reserved for this one.
-                if store.existenceIsCheap, try store.exists(path: $0) { return true }
-                let candidate = $0
-                return try !retry.run { try catalog.reservePath(candidate, for: sha256) }
+        let dated = CaptureDate.forDownload(metadata: metadata, lastModified: body.transfer.lastModified)
+        let stem = LibraryPathPlanner.stem(url: result.url, sha256: body.sha256, contentDisposition: body.transfer.contentDisposition)
+        return (metadata, dated, stem)
+    }
+
+    /// A path for each new content, in order, reserved in the catalog: each one's first free
+    /// choice (`LibraryPathPlanner.candidate`) that is not taken by a file or object already
+    /// there (when the store can tell cheaply), nor, ignoring case, by a catalogued original or a
+    /// path reserved for other content. All of a batch's choices are asked for at once; those
+    /// refused ask for their next choice in the next round (one round for a batch whose names
+    /// are all free).
+    private func reservePaths(for contents: [(body: PendingBody, folder: String, stem: String)]) throws -> [String] {
+        var choices = [Int](repeating: 1, count: contents.count)
+        var paths = [String?](repeating: nil, count: contents.count)
+        while case let waiting = paths.indices.filter({ paths[$0] == nil }), !waiting.isEmpty {
+            var wanted: [PathReservation] = []
+            for index in waiting {
+                let (body, folder, stem) = contents[index]
+                func candidate() -> String {
+                    LibraryPathPlanner.candidate(folder: folder, stem: stem, fileExtension: body.format.fileExtension, choice: choices[index])
+                }
+                while store.existenceIsCheap, try store.exists(path: candidate()) { choices[index] += 1 }
+                wanted.append(PathReservation(path: candidate(), sha256: body.sha256))
+            }
+            let granted = try retry.run { try catalog.reservePaths(wanted) }
+            for (index, reservation) in zip(waiting, wanted) {
+                if granted.contains(reservation) { paths[index] = reservation.path } else { choices[index] += 1 }
             }
         }
-        try store.stage(file, sha256: sha256)
-        stagedPaths[sha256] = path
-
-        let record = OriginalRecord(
-            sha256: sha256, path: path, bytes: bytes, contentType: format.mimeType,
-            width: metadata?.width, height: metadata?.height, takenAt: dated.takenAt, datedBy: dated.source,
-            make: metadata?.make, model: metadata?.model,
-            gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude, gpsAltitude: metadata?.gps?.altitude,
-            orientation: metadata?.orientation, addedAt: Timestamp.iso8601())
-        newOriginals.append(record)
-        result.outcome = .stored
-        fill(&result, with: record)
+        return paths.map { $0! }
     }
 
     /// Puts back the file of a catalogued original that is gone from the library (deleted
@@ -189,16 +267,6 @@ final class Archiver {
         restoring[original.sha256] = original.path
         result.warnings.append("restored: \(original.path) was missing from the library; these bytes put it back")
         result.restoredOriginal = true
-    }
-
-    /// `body`'s value; when it throws, `file` is dropped first (nothing else will).
-    private func discarding<T>(_ file: StagingFile, onError body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch {
-            store.discard(file)
-            throw error
-        }
     }
 
     /// Reports a transfer the run could not record (it stopped on `error`), dropping its file.
@@ -227,13 +295,20 @@ final class Archiver {
     func flush() throws {
         guard !results.isEmpty else { return }
         defer { resetBatch() }
+        do {
+            try resolvePending()
+        } catch {
+            for sha256 in Array(stagedPaths.keys) + Array(restoring.keys) { store.discardStaged(sha256: sha256) }
+            reportBatch(failedWith: error)
+            throw error
+        }
         if publishFirst { return try flushPublishingFirst() }
         do {
             if !newOriginals.isEmpty || !restoring.isEmpty { try store.syncStaged() }
             try journal?(newOriginals, sources)
             try catalog.transaction {
                 for original in newOriginals { try catalog.insertOriginal(original) }
-                for source in sources { try catalog.upsertSource(source) }
+                try catalog.upsertSources(sources)
             }
         } catch {
             for sha256 in Array(stagedPaths.keys) + Array(restoring.keys) { store.discardStaged(sha256: sha256) }
@@ -295,11 +370,11 @@ final class Archiver {
             try retry.run {
                 catalogued = [:]
                 try catalog.transaction {
-                    for original in kept where try !catalog.insertOriginalIfAbsent(original) {
-                        // Another writer catalogued the same content meanwhile: that one is the original.
-                        if let existing = try catalog.original(sha256: original.sha256) { catalogued[original.sha256] = existing }
-                    }
-                    for source in sources where !failedURLs.contains(source.url) { try catalog.upsertSource(source) }
+                    let inserted = try catalog.insertOriginalsIfAbsent(kept)
+                    // Another writer catalogued the same content meanwhile: that one is the original.
+                    let lost = kept.map(\.sha256).filter { !inserted.contains($0) }
+                    if !lost.isEmpty { catalogued = try catalog.originals(sha256s: lost) }
+                    try catalog.upsertSources(sources.filter { !failedURLs.contains($0.url) })
                 }
             }
         } catch {
@@ -362,6 +437,7 @@ final class Archiver {
         sources.removeAll(keepingCapacity: true)
         stagedPaths.removeAll(keepingCapacity: true)
         restoring.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
         if !keepReservations { try? catalog.releaseReservations() }
     }
 }

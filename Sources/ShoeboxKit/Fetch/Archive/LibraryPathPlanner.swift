@@ -20,15 +20,9 @@ struct LibraryPathPlanner {
         return String(sha256.prefix(12))
     }
 
-    /// The first of NAME.EXT, NAME-2.EXT, NAME-3.EXT… in `folder` that `isTaken` does not claim.
-    static func uniquePath(folder: String, stem: String, fileExtension: String, isTaken: (String) throws -> Bool) rethrows -> String {
-        let base = LibraryLayout.originalsFolder + "/" + folder + "/"
-        var candidate = base + stem + "." + fileExtension
-        var counter = 2
-        while try isTaken(candidate) {
-            candidate = base + stem + "-\(counter)." + fileExtension
-            counter += 1
-        }
-        return candidate
+    /// The `choice`th name for a new original in `folder`: NAME.EXT first, then NAME-2.EXT,
+    /// NAME-3.EXT… (the next is taken when a name is: see `Archiver`).
+    static func candidate(folder: String, stem: String, fileExtension: String, choice: Int) -> String {
+        LibraryLayout.originalsFolder + "/" + folder + "/" + stem + (choice > 1 ? "-\(choice)" : "") + "." + fileExtension
     }
 }
