@@ -300,6 +300,12 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
 
     // MARK: Status
 
+    public var forgetWorkersAfter: Double {
+        get { lock.withLock { forgetAfter } }
+        set { lock.withLock { forgetAfter = newValue } }
+    }
+    private var forgetAfter: Double = 3600
+
     public func status(list: ListIdentity, exact: Bool) throws -> QueueStatus? {
         try call {
             // One snapshot for every count and the worker table.
@@ -328,7 +334,9 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
                         counts.failed = failed
                     }
                 }
-                let workers = try connection.query(PostgresWorkQueueSchema.workers, [.integer(counts.id)]) { row in
+                let workers = try connection.query(
+                    PostgresWorkQueueSchema.workers, [.integer(counts.id), .double(forgetWorkersAfter)]
+                ) { row in
                     QueueStatus.Worker(
                         id: row.string(0) ?? "", host: row.string(1) ?? "", pid: row.int(2) ?? 0,
                         started: Date(timeIntervalSince1970: row.double(3) ?? 0),

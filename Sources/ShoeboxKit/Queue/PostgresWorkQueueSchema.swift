@@ -286,7 +286,8 @@ enum PostgresWorkQueueSchema {
         FROM work_items WHERE list_id = $1
         """
 
-    /// $1 list id. Workers running on this list, or holding its items.
+    /// $1 list id, $2 seconds. Workers running on this list whose lease ran out less than $2
+    /// seconds ago, or holding its items.
     static let workers = """
         SELECT w.id, w.host, w.pid, extract(epoch FROM w.started_at), extract(epoch FROM w.heartbeat_at),
             extract(epoch FROM w.lease_until), w.lease_until < now(), coalesce(held.n, 0)
@@ -294,7 +295,8 @@ enum PostgresWorkQueueSchema {
         LEFT JOIN (
             SELECT worker, count(*) AS n FROM work_items WHERE list_id = $1 AND state = 'claimed' GROUP BY worker
         ) AS held ON held.worker = w.id
-        WHERE (w.list_id = $1 AND w.state = 'running') OR held.n > 0
+        WHERE (w.list_id = $1 AND w.state = 'running' AND w.lease_until > now() - make_interval(secs => $2::double precision))
+            OR held.n > 0
         ORDER BY w.started_at, w.id
         """
 }

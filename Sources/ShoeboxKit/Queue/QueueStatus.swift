@@ -8,7 +8,8 @@ import Foundation
 /// `total == done + failed + claimed + waiting + waitingForRetry`.
 public struct QueueStatus: Sendable, Equatable {
     /// A worker that claimed from this list and has not stopped cleanly (`release`): a worker
-    /// killed without `release` stays listed, with `leaseExpired`, until its id is reused.
+    /// killed without `release` stays listed, with `leaseExpired`, while it holds items and for
+    /// an hour after its lease ran out (`WorkQueue.forgetWorkersAfter`).
     public struct Worker: Sendable, Equatable {
         public let id: String
         public let host: String

@@ -105,6 +105,9 @@ public protocol WorkQueue: AnyObject, Sendable {
     /// grows with the claimed and retry-waiting items, not with the list); `exact: true`
     /// counts every item of the list (a full scan of its rows: for checks, not for polling).
     func status(list: ListIdentity, exact: Bool) throws -> QueueStatus?
+    /// Seconds after its lease ran out that `status` still lists a worker holding nothing of the
+    /// list (3,600): one killed without `release` drops out then; one holding items stays listed.
+    var forgetWorkersAfter: Double { get set }
 
     /// Ends this connection to the queue (a load in progress stops at its next batch, as if
     /// its process died); later calls throw `WorkQueueError.closed`. Claims stay held until

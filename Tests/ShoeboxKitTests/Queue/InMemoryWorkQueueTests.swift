@@ -22,6 +22,7 @@ final class InMemoryWorkQueueTests: XCTestCase {
     func testCloseStopsAWaitingLoader() throws { try contract.checkCloseStopsAWaitingLoader() }
     func testConcurrentClaimersShareTheList() throws { try contract.checkConcurrentClaimersShareTheList() }
     func testExpiredLeaseIsTakenOver() throws { try contract.checkExpiredLeaseIsTakenOver() }
+    func testKilledWorkerDropsOutOfStatus() throws { try contract.checkKilledWorkerDropsOutOfStatus() }
     func testRenewKeepsItems() throws { try contract.checkRenewKeepsItems() }
     func testRetryLaterWaitsItsDelay() throws { try contract.checkRetryLaterWaitsItsDelay() }
     func testReleaseReturnsItemsAtOnce() throws { try contract.checkReleaseReturnsItemsAtOnce() }

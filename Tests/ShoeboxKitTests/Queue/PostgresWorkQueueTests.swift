@@ -52,6 +52,7 @@ final class PostgresWorkQueueTests: XCTestCase {
     func testCloseStopsAWaitingLoader() throws { try contract.checkCloseStopsAWaitingLoader() }
     func testConcurrentClaimersShareTheList() throws { try contract.checkConcurrentClaimersShareTheList() }
     func testExpiredLeaseIsTakenOver() throws { try contract.checkExpiredLeaseIsTakenOver() }
+    func testKilledWorkerDropsOutOfStatus() throws { try contract.checkKilledWorkerDropsOutOfStatus() }
     func testRenewKeepsItems() throws { try contract.checkRenewKeepsItems() }
     func testRenewerKeepsLeasesWhileRunning() throws { try contract.checkRenewerKeepsLeasesWhileRunning() }
     func testRetryLaterWaitsItsDelay() throws { try contract.checkRetryLaterWaitsItsDelay() }

@@ -346,6 +346,27 @@ struct WorkQueueContract {
         XCTAssertTrue(status.isFinished, file: file, line: line)
     }
 
+    /// A worker killed without `release` is listed with its lease run out, then drops out of
+    /// `status` once `forgetWorkersAfter` has passed; a live worker stays.
+    func checkKilledWorkerDropsOutOfStatus(file: StaticString = #filePath, line: UInt = #line) throws {
+        let queue = try open()
+        defer { queue.close() }
+        let list = Self.list("killed worker")
+        try queue.load(list: list, entries: Self.entries(2), batchSize: 10, wait: true)
+        let a = Self.worker("a"), b = Self.worker("b")
+        let held = try queue.claim(worker: a, list: list, limit: 1, lease: 1)
+        XCTAssertEqual(try queue.complete(worker: a, items: held.map { WorkCompletion(id: $0.id, outcome: "stored") }).count, 1,
+                       file: file, line: line)
+        XCTAssertEqual(try queue.claim(worker: b, list: list, limit: 1, lease: 60).count, 1, file: file, line: line)
+        pause(1.5)
+        let listed = try XCTUnwrap(try queue.status(list: list), file: file, line: line).workers
+        XCTAssertEqual(listed.map(\.id), [a.id, b.id], file: file, line: line)
+        XCTAssertEqual(listed.map(\.leaseExpired), [true, false], file: file, line: line)
+        queue.forgetWorkersAfter = 1
+        pause(1)
+        XCTAssertEqual(try queue.status(list: list)?.workers.map(\.id), [b.id], "a's lease ran out over 1 s ago", file: file, line: line)
+    }
+
     /// A renewed lease keeps its items from being taken over.
     func checkRenewKeepsItems(file: StaticString = #filePath, line: UInt = #line) throws {
         let first = try open(), second = try open()

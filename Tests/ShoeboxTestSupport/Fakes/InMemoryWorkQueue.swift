@@ -357,6 +357,8 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
 
     // MARK: Status
 
+    public var forgetWorkersAfter: Double = 3600
+
     /// Always exact (counted), whatever `exact` says.
     public func status(list: ListIdentity, exact: Bool) throws -> QueueStatus? {
         try call {
@@ -386,7 +388,10 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
                 }
             }
             let workers = store.workers.values
-                .filter { ($0.list == row.id && $0.running) || held[$0.identity.id, default: 0] > 0 }
+                .filter {
+                    ($0.list == row.id && $0.running && $0.leaseUntil > now.addingTimeInterval(-forgetWorkersAfter))
+                        || held[$0.identity.id, default: 0] > 0
+                }
                 .sorted { ($0.started, $0.identity.id) < ($1.started, $1.identity.id) }
                 .map { worker in
                     QueueStatus.Worker(
