@@ -184,6 +184,19 @@ final class ArchiverTests: XCTestCase {
         XCTAssertEqual(try catalog.sources(sha256: try XCTUnwrap(first.first?.sha256)).count, 2, "both URLs are recorded")
     }
 
+    func testACommitWhoseAnswerWasLostIsRetriedAndReportedStored() throws {
+        let archiver = sharedArchiver { [unowned self] in results.append($0) }
+        let photo = jpeg(seed: "lost answer")
+        try archiver.accept(received(photo, url: "http://127.0.0.1:9/l.jpg"))
+        catalog.loseNextCommitAnswer = PostgresError.connectionLost(server: "127.0.0.1:9", detail: "server closed the connection")
+        try archiver.flush()
+        XCTAssertEqual(catalog.commits, 2, "committed, then committed again after the lost answer")
+        XCTAssertEqual(results.map(\.outcome), [.stored], "its own row, not another writer's: stored, not a duplicate")
+        XCTAssertEqual(results.first?.path, "originals/2022/03/04/l.jpg")
+        XCTAssertEqual(store.contents(of: "originals/2022/03/04/l.jpg"), photo, "the object stays")
+        XCTAssertEqual(try catalog.countOriginals(), 1)
+    }
+
     func testContentAnotherWriterCataloguedBeforeTheBatchIsLookedUpIsNotPublishedAgain() throws {
         var first: [FetchResult] = []
         var second: [FetchResult] = []

@@ -22,6 +22,9 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
     private var depth = 0
     /// Set to make the next outermost transaction fail (then cleared).
     public var failNextCommit: Failure?
+    /// Set to make the next outermost transaction commit, then throw this error as if its
+    /// answer had been lost on the way (then cleared).
+    public var loseNextCommitAnswer: Error?
     /// Transactions committed so far.
     public private(set) var commits = 0
 
@@ -41,8 +44,14 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
                     throw failure
                 }
                 commits += 1
+                if let lost = loseNextCommitAnswer {
+                    loseNextCommitAnswer = nil
+                    throw CommittedAnswerLost(error: lost)
+                }
             }
             return value
+        } catch let answerLost as CommittedAnswerLost {
+            throw answerLost.error  // committed: the state stays
         } catch {
             state = saved
             throw error
@@ -120,4 +129,9 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
     public func removeThumbnail(path: String) throws { locked { _ = state.thumbnails.removeValue(forKey: path) } }
 
     public func close() {}
+}
+
+/// A commit that happened, whose answer is lost (`InMemoryCatalog.loseNextCommitAnswer`).
+private struct CommittedAnswerLost: Error {
+    let error: Error
 }

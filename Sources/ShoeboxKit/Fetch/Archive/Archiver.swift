@@ -372,8 +372,12 @@ final class Archiver {
                 try catalog.transaction {
                     let inserted = try catalog.insertOriginalsIfAbsent(kept)
                     // Another writer catalogued the same content meanwhile: that one is the original.
+                    // A row at this batch's own path (reserved for this writer alone) is this
+                    // batch's, from an attempt whose answer was lost: stored, not a duplicate.
                     let lost = kept.map(\.sha256).filter { !inserted.contains($0) }
-                    if !lost.isEmpty { catalogued = try catalog.originals(sha256s: lost) }
+                    if !lost.isEmpty {
+                        catalogued = try catalog.originals(sha256s: lost).filter { $0.value.path != stagedPaths[$0.key] }
+                    }
                     try catalog.upsertSources(sources.filter { !failedURLs.contains($0.url) })
                 }
             }
