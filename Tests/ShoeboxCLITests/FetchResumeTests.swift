@@ -35,7 +35,7 @@ final class FetchResumeTests: XCTestCase {
         let (output, stored, whole, server) = try fetch("resume-etag", mode: "ok")
         XCTAssertEqual(output.status, 0, output.stderr + output.stdout)
         XCTAssertEqual(stored, whole, "the stored bytes are the whole body")
-        XCTAssertEqual(output.records.first?["sha256"] as? String, SHA256Hasher.hex(whole: whole), "the hash covers the whole body")
+        XCTAssertEqual(output.records.first?["sha256"] as? String, SHA256Hasher.hex(of: whole), "the hash covers the whole body")
         let seen = try requests(server, "resume-etag")
         XCTAssertEqual(seen.count, 2, "\(seen)")
         guard seen.count == 2 else { return }
@@ -92,13 +92,5 @@ final class FetchResumeTests: XCTestCase {
         XCTAssertEqual(output.status, 0, output.stdout)
         XCTAssertEqual(stored, whole, "the kept half of one version never gets the rest of another")
         XCTAssertNil(seen.last?.range, "after the refused 206 the body is asked for whole")
-    }
-}
-
-private extension SHA256Hasher {
-    static func hex(whole data: Data) -> String {
-        let hasher = SHA256Hasher()
-        hasher.update(data)
-        return hasher.finalizeHex()
     }
 }
