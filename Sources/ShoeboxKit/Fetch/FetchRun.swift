@@ -128,7 +128,17 @@ public final class FetchRun: @unchecked Sendable {
                 [weak self] in self?.report($0)
             }
             for identity in identities {
-                if let status = try retry.run({ try queue.status(list: identity) }), status.isFinished {
+                guard let status = try retry.run({ try queue.status(list: identity) }), status.isFinished else { continue }
+                // A finished list run again: its failed URLs are tried again, as a rerun without a
+                // shared catalog does; with --refresh every URL is revalidated. Workers starting
+                // together reopen it once; the others join that pass.
+                let scope: ReopenScope? = configuration.options.refresh ? .all : status.failed > 0 ? .failed : nil
+                let reopened = try scope.map { scope in try retry.run { try queue.reopen(list: identity, scope) } } ?? 0
+                if reopened > 0 {
+                    observer.fetchNotice("\(identity.name): finished earlier (\(status.done) done, \(status.failed) failed) in the "
+                        + "shared catalog; \(reopened) URL\(reopened == 1 ? "" : "s") queued again"
+                        + (scope == .all ? " to be revalidated (--refresh)" : " (the failed ones)"))
+                } else if scope == nil {
                     observer.fetchNotice("\(identity.name): finished (\(status.done) done, \(status.failed) failed) in the shared "
                         + "catalog; nothing left to fetch (see shoebox status)")
                 }

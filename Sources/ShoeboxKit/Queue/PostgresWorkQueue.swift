@@ -293,6 +293,21 @@ public final class PostgresWorkQueue: WorkQueue, @unchecked Sendable {
         }
     }
 
+    /// In one transaction: the list's row locked (so reopeners take turns), then, on a fresh
+    /// snapshot, reopened only when nothing of it waits or is claimed.
+    @discardableResult
+    public func reopen(list: ListIdentity, _ scope: ReopenScope) throws -> Int {
+        try call {
+            try transaction {
+                guard let id = try connection.query(PostgresWorkQueueSchema.lockLoadedList, [.text(list.sha256)], { $0.int64(0) }).first ?? nil,
+                      try connection.query(PostgresWorkQueueSchema.listBusy, [.integer(id)], { $0.string(0) }).first == "f"
+                else { return 0 }
+                let states = scope == .all ? ["done", "failed"] : ["failed"]
+                return try connection.query(PostgresWorkQueueSchema.reopen, [.integer(id), .textArray(states)]) { $0.int(0) ?? 0 }.first ?? 0
+            }
+        }
+    }
+
     @discardableResult
     public func release(worker: WorkerIdentity) throws -> Int {
         try call { try connection.query(PostgresWorkQueueSchema.release, [.text(worker.id)]) { _ in () }.count }

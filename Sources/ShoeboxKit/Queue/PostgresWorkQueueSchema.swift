@@ -238,6 +238,30 @@ enum PostgresWorkQueueSchema {
         SELECT count(*) FROM gone
         """
 
+    /// $1 list sha256: the loaded list's id, its row locked (reopeners take turns).
+    static let lockLoadedList = "SELECT id FROM work_lists WHERE sha256 = $1 AND state = 'loaded' FOR UPDATE"
+    /// $1 list id: whether any item waits or is claimed (each kind found through its partial index).
+    static let listBusy = """
+        SELECT EXISTS (SELECT 1 FROM work_items WHERE list_id = $1 AND state = 'waiting' AND not_before IS NULL)
+            OR EXISTS (SELECT 1 FROM work_items WHERE list_id = $1 AND state = 'waiting' AND not_before IS NOT NULL)
+            OR EXISTS (SELECT 1 FROM work_items WHERE list_id = $1 AND state = 'claimed')
+        """
+    /// $1 list id, $2 the states reopened ('failed', or 'done' and 'failed'). The list is
+    /// finished, so its tallies are its counts: those of the states reopened become 0. Returns
+    /// how many items were reopened.
+    static let reopen = """
+        WITH reopened AS (
+            UPDATE work_items SET state = 'waiting', not_before = NULL, worker = NULL, lease_until = NULL,
+                attempts = 0, claims = 0, outcome = NULL, finished_at = NULL
+            WHERE list_id = $1 AND state = ANY($2::text[])
+            RETURNING id
+        ), tallies AS (
+            UPDATE work_tallies SET failed = 0, done = CASE WHEN 'done' = ANY($2::text[]) THEN 0 ELSE done END
+            WHERE list_id = $1
+        )
+        SELECT count(*) FROM reopened
+        """
+
     /// $1 worker id.
     static let release = """
         WITH stopped AS (

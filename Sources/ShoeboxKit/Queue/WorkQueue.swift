@@ -94,6 +94,15 @@ public protocol WorkQueue: AnyObject, Sendable {
     @discardableResult
     func fail(worker: WorkerIdentity, item: Int64, reason: String) throws -> Bool
 
+    /// Makes a finished list's items claimable again, their tries counted afresh: its failed
+    /// ones (`.failed`: a rerun tries them again, as a rerun without a shared catalog does) or
+    /// every done and failed one (`.all`: `--refresh` revalidates the whole list). Only when
+    /// the list is finished, nothing of it waiting or claimed: a pass under way is joined,
+    /// never reopened, and workers starting together reopen it once. Returns how many items
+    /// were reopened (0 for an unfinished or unknown list).
+    @discardableResult
+    func reopen(list: ListIdentity, _ scope: ReopenScope) throws -> Int
+
     /// A clean stop (end of work, Ctrl-C): every item `worker` holds is claimable again at
     /// once (no attempt counted), and the worker is marked stopped (gone from `status`).
     /// Returns how many items it let go.
@@ -113,6 +122,12 @@ public protocol WorkQueue: AnyObject, Sendable {
     /// its process died); later calls throw `WorkQueueError.closed`. Claims stay held until
     /// their lease runs out: call `release` first for a clean stop.
     func close()
+}
+
+/// Which finished items `WorkQueue.reopen` makes claimable again.
+public enum ReopenScope: Sendable {
+    case failed
+    case all
 }
 
 extension WorkQueue {

@@ -23,6 +23,7 @@ final class InMemoryWorkQueueTests: XCTestCase {
     func testConcurrentClaimersShareTheList() throws { try contract.checkConcurrentClaimersShareTheList() }
     func testExpiredLeaseIsTakenOver() throws { try contract.checkExpiredLeaseIsTakenOver() }
     func testKilledWorkerDropsOutOfStatus() throws { try contract.checkKilledWorkerDropsOutOfStatus() }
+    func testReopen() throws { try contract.checkReopen() }
     func testRenewKeepsItems() throws { try contract.checkRenewKeepsItems() }
     func testRetryLaterWaitsItsDelay() throws { try contract.checkRetryLaterWaitsItsDelay() }
     func testReleaseReturnsItemsAtOnce() throws { try contract.checkReleaseReturnsItemsAtOnce() }

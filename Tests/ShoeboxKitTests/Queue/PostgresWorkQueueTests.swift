@@ -53,6 +53,7 @@ final class PostgresWorkQueueTests: XCTestCase {
     func testConcurrentClaimersShareTheList() throws { try contract.checkConcurrentClaimersShareTheList() }
     func testExpiredLeaseIsTakenOver() throws { try contract.checkExpiredLeaseIsTakenOver() }
     func testKilledWorkerDropsOutOfStatus() throws { try contract.checkKilledWorkerDropsOutOfStatus() }
+    func testReopen() throws { try contract.checkReopen() }
     func testRenewKeepsItems() throws { try contract.checkRenewKeepsItems() }
     func testRenewerKeepsLeasesWhileRunning() throws { try contract.checkRenewerKeepsLeasesWhileRunning() }
     func testRetryLaterWaitsItsDelay() throws { try contract.checkRetryLaterWaitsItsDelay() }

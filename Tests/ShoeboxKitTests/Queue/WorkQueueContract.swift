@@ -346,6 +346,45 @@ struct WorkQueueContract {
         XCTAssertTrue(status.isFinished, file: file, line: line)
     }
 
+    /// A finished list reopened: its failed items (a rerun), then all (a refresh), with tries
+    /// counted afresh and the tallies following; never while a pass is under way, and once
+    /// when two workers reopen together.
+    func checkReopen(file: StaticString = #filePath, line: UInt = #line) throws {
+        let first = try open(), second = try open()
+        defer { first.close(); second.close() }
+        let list = Self.list("reopen")
+        XCTAssertEqual(try first.reopen(list: list, .all), 0, "an unknown list", file: file, line: line)
+        try first.load(list: list, entries: Self.entries(4), batchSize: 10, wait: true)
+        XCTAssertEqual(try first.reopen(list: list, .all), 0, "nothing finished yet", file: file, line: line)
+        let a = Self.worker("a")
+        let held = try first.claim(worker: a, list: list, limit: 4, lease: 30)
+        XCTAssertEqual(held.count, 4, file: file, line: line)
+        XCTAssertEqual(try first.reopen(list: list, .failed), 0, "claimed: a pass under way", file: file, line: line)
+        try first.complete(worker: a, items: held[0...2].map { WorkCompletion(id: $0.id, outcome: "stored") })
+        XCTAssertTrue(try first.fail(worker: a, item: held[3].id, reason: "HTTP 404"), file: file, line: line)
+        XCTAssertEqual(try first.status(list: list)?.isFinished, true, file: file, line: line)
+
+        XCTAssertEqual(try first.reopen(list: list, .failed), 1, file: file, line: line)
+        XCTAssertEqual(try second.reopen(list: list, .failed), 0, "reopened already: joined", file: file, line: line)
+        var status = try XCTUnwrap(try second.status(list: list), file: file, line: line)
+        XCTAssertEqual([status.done, status.failed, status.waiting], [3, 0, 1], file: file, line: line)
+        let again = try second.claim(worker: a, list: list, limit: 4, lease: 30)
+        XCTAssertEqual(again.map(\.id), [held[3].id], file: file, line: line)
+        XCTAssertEqual(again.map(\.claims), [1], "tries counted afresh", file: file, line: line)
+        XCTAssertEqual(again.map(\.attempts), [0], file: file, line: line)
+        try second.complete(worker: a, items: again.map { WorkCompletion(id: $0.id, outcome: "stored") })
+
+        // Two workers starting with --refresh at once: one reopens everything, the other joins.
+        let reopened = Collected<Int>()
+        let both = Self.concurrently(2) { index in reopened.add(try (index == 0 ? first : second).reopen(list: list, .all)) }
+        XCTAssertEqual(both, [], file: file, line: line)
+        XCTAssertEqual(reopened.values.sorted(), [0, 4], "reopened once", file: file, line: line)
+        status = try XCTUnwrap(try first.status(list: list, exact: true), file: file, line: line)
+        XCTAssertEqual([status.done, status.failed, status.waiting, status.total], [0, 0, 4, 4], file: file, line: line)
+        XCTAssertEqual(try first.status(list: list)?.done, 0, "the tallies follow", file: file, line: line)
+        XCTAssertEqual(Set(try Self.drain(first, a, list).map(\.id)), Set(held.map(\.id)), file: file, line: line)
+    }
+
     /// A worker killed without `release` is listed with its lease run out, then drops out of
     /// `status` once `forgetWorkersAfter` has passed; a live worker stays.
     func checkKilledWorkerDropsOutOfStatus(file: StaticString = #filePath, line: UInt = #line) throws {

@@ -335,6 +335,32 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
     }
 
     @discardableResult
+    public func reopen(list: ListIdentity, _ scope: ReopenScope) throws -> Int {
+        try call {
+            guard let row = store.lists[list.sha256], row.loaded,
+                  !store.items.contains(where: { $0.list == row.id && ($0.state == .waiting || $0.state == .claimed) })
+            else { return 0 }
+            var reopened = 0
+            for index in store.items.indices where store.items[index].list == row.id {
+                let state = store.items[index].state
+                guard state == .failed || (scope == .all && state == .done) else { continue }
+                store.items[index].state = .waiting
+                store.items[index].notBefore = nil
+                store.items[index].worker = nil
+                store.items[index].leaseUntil = nil
+                store.items[index].attempts = 0
+                store.items[index].claims = 0
+                store.items[index].outcome = nil
+                reopened += 1
+            }
+            for key in store.tallies.keys where key.hasPrefix("\(row.id) ") {
+                store.tallies[key] = (scope == .all ? 0 : store.tallies[key]!.done, 0)
+            }
+            return reopened
+        }
+    }
+
+    @discardableResult
     public func release(worker: WorkerIdentity) throws -> Int {
         try call {
             let now = store.clock()
