@@ -119,11 +119,20 @@ public final class InMemoryWorkQueue: WorkQueue, @unchecked Sendable {
 
     // MARK: Loading
 
+    /// Set to make the next `load` read all its entries, then throw this error with nothing
+    /// loaded (a connection lost mid-load), then cleared.
+    public var failNextLoad: Error?
+
     @discardableResult
     public func load(
         list: ListIdentity, entries: some Sequence<(line: Int, url: String)>, batchSize: Int, wait: Bool
     ) throws -> QueueLoadReport {
         try checkOpen()
+        if let failure = failNextLoad {
+            failNextLoad = nil
+            for _ in entries {}
+            throw failure
+        }
         let store = store
         store.condition.lock()
         if store.lists[list.sha256] == nil {

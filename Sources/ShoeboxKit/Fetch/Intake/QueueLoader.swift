@@ -19,6 +19,12 @@ enum QueueLoader {
             let shown = shownNames[list] ?? list
             let identity = try ListIdentity.ofFile(atPath: list, name: (shown as NSString).lastPathComponent)
             var readError: Error?
+            // A load retried after a lost connection reads the list again from its start: each
+            // refused line is reported once.
+            var reported = Set<String>()
+            func refuse(_ result: FetchResult) {
+                if reported.insert(result.origin).inserted { report(result) }
+            }
             try retry.run {
                 readError = nil
                 let reader = URLListReader(paths: [list], shownNames: shownNames.mapValues(URLListReader.shownName))
@@ -35,10 +41,10 @@ enum QueueLoader {
                         case nil:
                             return nil
                         case .invalid(let origin, let line, let reason)?:
-                            report(FetchResult(url: URLValidator.withoutPassword(line), origin: origin, outcome: .failed, reason: reason))
+                            refuse(FetchResult(url: URLValidator.withoutPassword(line), origin: origin, outcome: .failed, reason: reason))
                         case .url(let item)?:
                             guard item.url == item.recordedURL else {
-                                report(FetchResult(
+                                refuse(FetchResult(
                                     url: item.recordedURL, origin: item.origin, outcome: .failed,
                                     reason: "a URL with a password cannot go into a shared queue (credentials never go into the catalog): "
                                         + "give them with --header or a .netrc file"))
