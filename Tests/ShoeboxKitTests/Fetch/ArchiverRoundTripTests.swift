@@ -19,22 +19,10 @@ final class ArchiverRoundTripTests: XCTestCase {
         super.tearDown()
     }
 
-    private func jpeg(seed: String) -> Data {
-        var tiff = TIFFBytes()
-        tiff.ascii(0x010E, seed)
-        tiff.ascii(0x0132, "2022:03:04 05:06:07")
-        return Data(EXIFBytes.jpeg(tiff: tiff.data))
-    }
+    private func jpeg(seed: String) -> Data { ArchiverInput.jpeg(seed: seed) }
 
     private func received(_ data: Data, url: String, into store: OriginalStore) throws -> CompletedTransfer {
-        let file = try store.makeStagingFile()
-        _ = data.withUnsafeBytes { write(file.descriptor, $0.baseAddress, $0.count) }
-        let hasher = SHA256Hasher()
-        hasher.update(data)
-        return CompletedTransfer(
-            request: TransferRequest(item: FetchItem(url: url, origin: "test")),
-            body: .received(file, sha256: hasher.finalizeHex(), bytes: Int64(data.count), prefix: Array(data.prefix(64))),
-            attempts: 1, httpStatus: 200, contentType: "image/jpeg", etag: nil, lastModified: nil, finalURL: url)
+        try ArchiverInput.received(data, url: url, into: store)
     }
 
     func testABatchCostsTheSameFewRoundTripsWhateverItsSize() throws {
@@ -82,7 +70,7 @@ final class ArchiverRoundTripTests: XCTestCase {
         for result in results {
             let original = try XCTUnwrap(try catalog.original(path: try XCTUnwrap(result.path)))
             XCTAssertEqual(try catalog.source(url: result.url)?.sha256, original.sha256, result.url)
-            XCTAssertEqual(store.contents(of: original.path).map { sha($0) }, original.sha256, original.path)
+            XCTAssertEqual(store.contents(of: original.path).map(ArchiverInput.sha256), original.sha256, original.path)
         }
         XCTAssertEqual(try catalog.staleReservations(olderThan: 0), [], "the batches' reservations are released")
 
@@ -96,11 +84,5 @@ final class ArchiverRoundTripTests: XCTestCase {
         XCTAssertEqual(results.map(\.outcome), Array(repeating: .unchanged, count: 60))
         XCTAssertLessThanOrEqual(catalog.roundTrips - before, 12)
         XCTAssertEqual(try catalog.countOriginals(), 82)
-    }
-
-    private func sha(_ data: Data) -> String {
-        let hasher = SHA256Hasher()
-        hasher.update(data)
-        return hasher.finalizeHex()
     }
 }

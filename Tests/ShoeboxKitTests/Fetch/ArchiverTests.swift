@@ -22,24 +22,10 @@ final class ArchiverTests: XCTestCase {
         }
     }
 
-    /// A small JPEG whose EXIF gives `date` (ModifyDate, in IFD0); distinct bytes per `seed`.
-    private func jpeg(seed: String, date: String = "2022:03:04 05:06:07") -> Data {
-        var tiff = TIFFBytes()
-        tiff.ascii(0x010E, seed)
-        tiff.ascii(0x0132, date)
-        return Data(EXIFBytes.jpeg(tiff: tiff.data))
-    }
+    private func jpeg(seed: String, date: String = "2022:03:04 05:06:07") -> Data { ArchiverInput.jpeg(seed: seed, date: date) }
 
-    /// A finished transfer of `data` from `url`, staged in the store's sink as the engine does.
     private func received(_ data: Data, url: String, into target: InMemoryOriginalStore? = nil) throws -> CompletedTransfer {
-        let file = try (target ?? store).makeStagingFile()
-        _ = data.withUnsafeBytes { write(file.descriptor, $0.baseAddress, $0.count) }
-        let hasher = SHA256Hasher()
-        hasher.update(data)
-        return CompletedTransfer(
-            request: TransferRequest(item: FetchItem(url: url, origin: "test")),
-            body: .received(file, sha256: hasher.finalizeHex(), bytes: Int64(data.count), prefix: Array(data.prefix(64))),
-            attempts: 1, httpStatus: 200, contentType: "image/jpeg", etag: nil, lastModified: nil, finalURL: url)
+        try ArchiverInput.received(data, url: url, into: target ?? store)
     }
 
     func testABatchIsJournaledCommittedThenPublishedUnderItsCaptureDate() throws {

@@ -40,22 +40,10 @@ final class InterleavingStore: OriginalStore, @unchecked Sendable {
 /// Two archivers sharing a catalog, interleaved: a failed commit never removes an object another
 /// writer catalogued meanwhile (found by review).
 final class SharedArchiverTests: XCTestCase {
-    private func jpeg(seed: String) -> Data {
-        var tiff = TIFFBytes()
-        tiff.ascii(0x010E, seed)
-        tiff.ascii(0x0132, "2022:03:04 05:06:07")
-        return Data(EXIFBytes.jpeg(tiff: tiff.data))
-    }
+    private func jpeg(seed: String) -> Data { ArchiverInput.jpeg(seed: seed) }
 
     private func received(_ data: Data, url: String, into store: OriginalStore) throws -> CompletedTransfer {
-        let file = try store.makeStagingFile()
-        _ = data.withUnsafeBytes { write(file.descriptor, $0.baseAddress, $0.count) }
-        let hasher = SHA256Hasher()
-        hasher.update(data)
-        return CompletedTransfer(
-            request: TransferRequest(item: FetchItem(url: url, origin: "test")),
-            body: .received(file, sha256: hasher.finalizeHex(), bytes: Int64(data.count), prefix: Array(data.prefix(64))),
-            attempts: 1, httpStatus: 200, contentType: "image/jpeg", etag: nil, lastModified: nil, finalURL: url)
+        try ArchiverInput.received(data, url: url, into: store)
     }
 
     /// Finding 2. Two live writers, same bytes, same file name (a.jpg on two hosts): both reserve
