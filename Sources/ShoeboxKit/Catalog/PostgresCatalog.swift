@@ -390,11 +390,12 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     }
 
     /// One round trip: the last record of each URL, as one array per column (one statement may
-    /// not update a row twice).
+    /// not update a row twice). URLs compared by their bytes, as the table's key is: Swift's
+    /// String equality would take "café" composed and decomposed for one URL.
     public func upsertSources(_ records: [SourceRecord]) throws {
-        var last: [String: Int] = [:]
-        for (index, record) in records.enumerated() { last[record.url] = index }
-        let rows = records.indices.filter { last[records[$0].url] == $0 }.map { Self.values(records[$0]) }
+        var last: [[UInt8]: Int] = [:]
+        for (index, record) in records.enumerated() { last[Array(record.url.utf8)] = index }
+        let rows = records.indices.filter { last[Array(records[$0].url.utf8)] == $0 }.map { Self.values(records[$0]) }
         guard !rows.isEmpty else { return }
         try call { try connection.run(PostgresCatalogSchema.upsertSources, Self.columnArrays(rows)) }
     }

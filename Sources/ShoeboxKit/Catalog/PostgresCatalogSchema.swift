@@ -99,12 +99,14 @@ enum PostgresCatalogSchema {
         "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (\(originalValues)) "
         + "ON CONFLICT (sha256) DO NOTHING RETURNING 1"
     /// `insertOriginalIfAbsent` for many rows: one array per column, in `originalColumns` order
-    /// then folded_path; the hashes of the rows inserted.
+    /// then folded_path; the hashes of the rows inserted. Rows go in in one order (by hash, as
+    /// reservations by folded path and sources by URL) so that two writers' batches wait on
+    /// each other's rows in turn instead of deadlocking.
     static let insertOriginalsIfAbsent =
         "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) SELECT * FROM unnest("
         + "$1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], "
         + "$9::text[], $10::float8[], $11::float8[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[]) "
-        + "ON CONFLICT (sha256) DO NOTHING RETURNING sha256"
+        + "AS r (k) ORDER BY k COLLATE \"C\" ON CONFLICT (sha256) DO NOTHING RETURNING sha256"
     static let originalsBySHAs = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = ANY($1::text[])"
     static let originalBySHA = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = $1"
     static let originalByPath = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE path = $1"
@@ -126,7 +128,7 @@ enum PostgresCatalogSchema {
         "INSERT INTO path_reservations (folded_path, path, sha256, holder) "
         + "SELECT w.folded_path, w.path, w.sha256, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS w(folded_path, path, sha256) "
         + "WHERE NOT EXISTS (SELECT 1 FROM originals o WHERE o.folded_path = w.folded_path) "
-        + "ON CONFLICT (folded_path) DO NOTHING RETURNING path"
+        + "ORDER BY w.folded_path COLLATE \"C\" ON CONFLICT (folded_path) DO NOTHING RETURNING path"
     /// The folded paths among $1 reserved by holder $2, with the content each is reserved for.
     static let reservationsOfHolder =
         "SELECT folded_path, sha256 FROM path_reservations WHERE folded_path = ANY($1::text[]) AND holder = $2"
@@ -162,7 +164,7 @@ enum PostgresCatalogSchema {
     static let upsertSources =
         "INSERT INTO sources (\(CatalogSchema.sourceColumns)) SELECT * FROM unnest("
         + "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[]) "
-        + replaceSource
+        + "AS r (k) ORDER BY k COLLATE \"C\" " + replaceSource
     static let sourcesBySHA =
         "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE sha256 = $1 ORDER BY url COLLATE \"C\""
     static let allSources = "SELECT \(CatalogSchema.sourceColumns) FROM sources ORDER BY url COLLATE \"C\""

@@ -138,7 +138,11 @@ public final class FetchRun: @unchecked Sendable {
                     observer.fetchNotice("\(identity.name): finished earlier (\(status.done) done, \(status.failed) failed) in the "
                         + "shared catalog; \(reopened) URL\(reopened == 1 ? "" : "s") queued again"
                         + (scope == .all ? " to be revalidated (--refresh)" : " (the failed ones)"))
-                } else if scope == nil {
+                } else if let scope {
+                    observer.fetchNotice("\(identity.name): another worker has just queued this list's URLs again; joining that pass"
+                        + (scope == .all ? " (it revalidates only what it queued: run again with --refresh once it is finished "
+                            + "if its done URLs were not revalidated)" : ""))
+                } else {
                     observer.fetchNotice("\(identity.name): finished (\(status.done) done, \(status.failed) failed) in the shared "
                         + "catalog; nothing left to fetch (see shoebox status)")
                 }

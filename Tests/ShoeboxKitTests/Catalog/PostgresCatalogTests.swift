@@ -179,6 +179,51 @@ final class PostgresCatalogTests: XCTestCase {
     }
 
     /// Floating-point columns round-trip bit for bit, infinities included.
+    /// Two writers whose batches want the same names in opposite orders: each batch's rows go
+    /// in in one order, so one waits for the other instead of both being killed as a deadlock
+    /// (40P01, which no retry handles: the batch would fail and the run stop). Found by review.
+    func testBatchedReservationsOfTwoWritersInOppositeOrdersNeverDeadlock() throws {
+        let uri = uri
+        let names = (0..<64).map { "originals/2024/05/01/IMG_\($0).jpg" }
+        let errors = LockedBox([String]())
+        let group = DispatchGroup()
+        for writer in 0..<2 {
+            let catalog = UncheckedBox(try PostgresCatalog(uri: uri))
+            let order = writer == 0 ? names : names.reversed()
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                for round in 0..<200 {
+                    do {
+                        let sha = String(repeating: "\(writer)", count: 60) + String(format: "%04d", round)
+                        _ = try catalog.value.reservePaths(order.map { PathReservation(path: $0, sha256: sha) })
+                        try catalog.value.releaseReservations()
+                    } catch {
+                        errors.update { $0.append("\(error)") }
+                        try? catalog.value.releaseReservations()
+                    }
+                }
+                catalog.value.close()
+            }
+        }
+        group.wait()
+        XCTAssertEqual(errors.current, [])
+    }
+
+    /// Two URLs that differ only in Unicode normalization are two rows (their bytes differ), though
+    /// Swift strings call them equal: a batch upsert keeps both, as one upsert at a time does.
+    func testBatchedSourcesKeepURLsThatDifferOnlyInNormalization() throws {
+        let catalog = try PostgresCatalog(uri: uri)
+        defer { catalog.close() }
+        let composed = "http://127.0.0.1:9/caf\u{E9}.jpg", decomposed = "http://127.0.0.1:9/cafe\u{301}.jpg"
+        let records = [composed, decomposed].map {
+            SourceRecord(url: $0, finalURL: nil, etag: nil, lastModified: nil, httpStatus: 404, fetchedAt: "2024-05-01T00:00:00Z", outcome: .failed)
+        }
+        try catalog.upsertSources(records)
+        XCTAssertEqual(try catalog.countSources(), 2)
+        XCTAssertEqual(try catalog.sources(urls: [decomposed]).count, 1)
+    }
+
     func testDoublesRoundTripExactly() throws {
         let catalog = try PostgresCatalog(uri: uri)
         let values: [Double] = [0.1, 1.0 / 3.0, -2.294_481_987_654_321, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity]
