@@ -22,13 +22,7 @@ rounds=${1:-3}
 big=${2:-200}
 small=${3:-1000}
 bash .ci/install-deps
-if ! command -v rclone >/dev/null; then
-  echo "installing rclone..." >&2
-  sudo_cmd=""
-  [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends rclone >/dev/null
-fi
+bash bench/install-rclone.sh
 export PATH="/opt/swift/usr/bin:$PATH"
 if [ -n "${SHOEBOX:-}" ]; then
   shoebox=$(realpath "$SHOEBOX")

@@ -16,7 +16,7 @@ S3 requests are counted from Swift's proxy access log: start-swift-s3.sh is star
 with SWIFT_S3_LOG_UDP_PORT, so the proxy sends its syslog lines to a UDP socket of
 this process; a client request is a line from 127.0.0.1 (the proxy's own
 subrequests to the Swift API are logged with '-' as client and are not counted)."""
-import argparse, os, re, shutil, signal, socket, statistics, subprocess, sys, threading, time
+import argparse, os, re, shutil, signal, socket, statistics, subprocess, sys, threading, time, urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -64,6 +64,32 @@ class ProxyLog:
         return counts, errors
 
 
+def split_path(path):
+    """(bucket, key, query names) of a logged path: the proxy logs the path with its query
+    string, percent-encoded once more ('/b%3Fuploads%3D' is '/b?uploads=')."""
+    path, _, query = urllib.parse.unquote(path).partition("?")
+    bucket, _, key = path.lstrip("/").partition("/")
+    return bucket, key, {part.split("=", 1)[0] for part in query.split("&") if part}
+
+
+def request_kind(method, path):
+    """A client request's kind: PUT (an object), HEAD (an object or the bucket), GET (an
+    object), LIST (a bucket's objects or its multipart uploads), multipart (initiate, part,
+    complete, abort, list parts), DELETE (an object, or many at once), or other."""
+    _, key, query = split_path(path)
+    if "uploadId" in query or (method == "POST" and "uploads" in query):
+        return "multipart"
+    if method == "GET":
+        return "GET" if key else "LIST"
+    if method == "HEAD":
+        return "HEAD"
+    if method == "PUT" and key:
+        return "PUT"
+    if method == "DELETE" or (method == "POST" and "delete" in query):
+        return "DELETE"
+    return "other"
+
+
 def start_swift(work, log_port):
     folder = os.path.join(work, "swift")
     shutil.rmtree(folder, ignore_errors=True)
@@ -94,9 +120,18 @@ def rclone_env(endpoint):
     return env
 
 
-def s3_objects(env, prefix):
-    """(objects, bytes) under BUCKET/prefix, by rclone's listing."""
-    out = subprocess.run(["rclone", "size", "--json", f"s3:{BUCKET}/{prefix}"], env=env, check=True,
+def store_env(endpoint):
+    """The environment of a shoebox run with --store s3://…: endpoint and credentials in the
+    AWS_* variables, no SHOEBOX_STORE."""
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS, AWS_SECRET_ACCESS_KEY=SECRET, AWS_ENDPOINT_URL=endpoint,
+               AWS_REGION="us-east-1")
+    env.pop("SHOEBOX_STORE", None)
+    return env
+
+
+def s3_objects(env, prefix, bucket=BUCKET):
+    """(objects, bytes) under bucket/prefix, by rclone's listing."""
+    out = subprocess.run(["rclone", "size", "--json", f"s3:{bucket}/{prefix}"], env=env, check=True,
                          capture_output=True, text=True).stdout
     import json
     info = json.loads(out)
@@ -128,9 +163,7 @@ def bench_set(name, args, work, corpus, port, folder, count, endpoint, log, swif
     src = source_folder(work, corpus, folder, count)
     out = os.path.join(work, "out")
     renv = rclone_env(endpoint)
-    s3env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS, AWS_SECRET_ACCESS_KEY=SECRET, AWS_ENDPOINT_URL=endpoint,
-                 AWS_REGION="us-east-1")
-    s3env.pop("SHOEBOX_STORE", None)
+    s3env = store_env(endpoint)
     # curl: downloads as in fetch_bench, then signed uploads of the same files.
     down = url_list + ".curl"
     with open(down, "w") as f:
