@@ -6,7 +6,8 @@ import Foundation
 ///
 /// - Claims: `claimBatch` items at a time, from the lists in turn, when the last batch is used
 ///   up. Nothing claimable while other workers still hold items, or items wait for a retry
-///   time: the engine waits and is woken to look again (every second, or at the next retry);
+///   time: the engine waits and is woken to look again (when this worker's last item is
+///   finished; holding none, after 0.1 s backing off to 1 s, or at the next retry);
 ///   the run ends once every list is finished (all items done or failed), so a worker that
 ///   outlives the others takes over what a dead one held once its lease runs out.
 /// - Results: done (stored, duplicate, unchanged, skipped, rejected) or failed for good are
@@ -72,6 +73,9 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         if let failure { return .failed(failure) }
         if stopped { return .end }
         if batch.isEmpty {
+            // Asked a moment ago and found nothing: the engine calls at every turn of its loop,
+            // and waits for the wake-up instead.
+            if ProcessInfo.processInfo.systemUptime < nextLook { return .waiting }
             do {
                 if try !claim() { return try nothingClaimable() }
             } catch {
@@ -97,6 +101,11 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         return .entry(.url(fetchItem))
     }
 
+    /// How long to wait before asking again whether the lists are finished (`nothingClaimable`).
+    private var idleWait = 0.1
+    /// Before this time (uptime seconds) the queue is not asked again (`poll`).
+    private var nextLook = 0.0
+
     /// Which list an item came from, for its origin: the list it was claimed from.
     private var claimedFrom: [Int64: String] = [:]
     private func listName(of item: WorkItem) -> String { claimedFrom.removeValue(forKey: item.id) ?? "queue" }
@@ -107,6 +116,7 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
             let list = lists[(nextList + offset) % lists.count]
             let items = try retry.run { try queue.claim(worker: worker, list: list, limit: claimBatch, lease: lease) }
             if !items.isEmpty {
+                idleWait = 0.1
                 nextList = (nextList + offset + 1) % lists.count
                 for item in items { claimedFrom[item.id] = list.name }
                 batch = items
@@ -123,8 +133,20 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
     }
 
     /// `.end` when every list is finished; else `.waiting`, with a wake-up to look again.
+    /// While this worker holds items the lists cannot be finished: nothing is asked, and the
+    /// last of its items to finish wakes the engine (`finish`). Holding none, it asks after
+    /// 0.1 s, then twice as long each time up to 1 s (or at the next retry time): a worker
+    /// whose list another has just finished ends at once, one waiting on a long tail asks
+    /// once a second.
     private func nothingClaimable() throws -> ListPrefetcher.Poll {
-        var wait = 1.0
+        let now = ProcessInfo.processInfo.systemUptime
+        if !held.isEmpty {
+            // Claims again (a dead worker's lease may run out) at most once a second meanwhile.
+            nextLook = now + 1
+            return .waiting
+        }
+        var wait = idleWait
+        idleWait = min(idleWait * 2, 1)
         var finished = true
         for list in lists {
             let status = try retry.run { try queue.status(list: list) }
@@ -133,6 +155,7 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
             if let next = status?.nextRetryIn { wait = min(wait, max(0.05, next)) }
         }
         if finished { return .end }
+        nextLook = now + wait
         let wake = onInput
         timer.async(on: strand, after: wait) { wake() }
         return .waiting
@@ -149,7 +172,11 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
             return false
         }
         held.removeValue(forKey: result.url)
+        let lastOne = held.isEmpty && batch.isEmpty
+        if lastOne { nextLook = 0 }
         lock.unlock()
+        // This worker's last item: the engine woken to look again (`nothingClaimable`).
+        defer { if lastOne { onInput() } }
         do {
             return try retry.run { try queue.retryLater(worker: worker, item: item.id, delay: delay, reason: result.reason ?? "failed") }
         } catch {
@@ -174,7 +201,10 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         }
         var flushNow = false
         if result.outcome == .failed {
+            let lastOne = held.isEmpty && batch.isEmpty
+            if lastOne { nextLook = 0 }
             lock.unlock()
+            defer { if lastOne { onInput() } }
             do {
                 _ = try retry.run { try queue.fail(worker: worker, item: item.id, reason: result.reason ?? "failed") }
             } catch {
@@ -188,6 +218,7 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         // This worker's last item: sent now, and the engine woken to see whether the lists are
         // finished (instead of at its next look, up to a second later).
         let lastOne = held.isEmpty && batch.isEmpty
+        if lastOne { nextLook = 0 }
         flushNow = completions.count >= 64 || lastOne
         lock.unlock()
         if flushNow { sendCompletions() }
