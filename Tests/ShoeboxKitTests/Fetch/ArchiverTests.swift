@@ -168,6 +168,8 @@ final class ArchiverTests: XCTestCase {
         XCTAssertEqual(store.paths, ["originals/2022/03/04/a.jpg"], "the second copy, published before the commit, was removed")
         XCTAssertEqual(try catalog.countOriginals(), 1)
         XCTAssertEqual(try catalog.sources(sha256: try XCTUnwrap(first.first?.sha256)).count, 2, "both URLs are recorded")
+        XCTAssertEqual(try catalog.source(url: "http://127.0.0.1:9/b.jpg")?.outcome, .duplicate, "recorded as it is reported")
+        XCTAssertEqual(try catalog.source(url: "http://127.0.0.1:9/a.jpg")?.outcome, .stored)
     }
 
     func testACommitWhoseAnswerWasLostIsRetriedAndReportedStored() throws {

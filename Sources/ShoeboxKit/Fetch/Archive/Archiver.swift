@@ -378,7 +378,13 @@ final class Archiver {
                     if !lost.isEmpty {
                         catalogued = try catalog.originals(sha256s: lost).filter { $0.value.path != stagedPaths[$0.key] }
                     }
-                    try catalog.upsertSources(sources.filter { !failedURLs.contains($0.url) })
+                    // A URL whose content another writer catalogued meanwhile is recorded as
+                    // what it is reported as: a duplicate of that original.
+                    try catalog.upsertSources(sources.filter { !failedURLs.contains($0.url) }.map { source in
+                        var source = source
+                        if source.outcome == .stored, let sha256 = source.sha256, catalogued[sha256] != nil { source.outcome = .duplicate }
+                        return source
+                    })
                 }
             }
         } catch {
