@@ -7,15 +7,18 @@ import Foundation
 /// twice: a commit whose answer was lost may have happened, so what is retried must be
 /// idempotent (insert-if-absent, upserts, claims keyed by their worker).
 public struct ConnectionRetry: Sendable {
-    /// Seconds to keep trying. Well below `LibraryRecovery.staleReservationAge`: a writer that
+    /// Seconds to keep trying. At most half the stale age of reservations in effect
+    /// (`LibraryRecovery.staleReservationAge(requested:retryBound:)` enforces it): a writer that
     /// gives up never comes back to reservations another writer has taken for abandoned.
     public var bound: Double
+    /// `bound` unless SHOEBOX_CATALOG_RETRY_SECONDS says otherwise.
+    public static let defaultBound: Double = 60
     /// Told of each failed attempt and the wait before the next one (for a notice on stderr).
     public var onRetry: (@Sendable (Error, Double) -> Void)?
     /// Sleeps; replaceable in tests.
     var sleep: @Sendable (Double) -> Void = { usleep(useconds_t($0 * 1_000_000)) }
 
-    public init(bound: Double = 60, onRetry: (@Sendable (Error, Double) -> Void)? = nil) {
+    public init(bound: Double = defaultBound, onRetry: (@Sendable (Error, Double) -> Void)? = nil) {
         self.bound = bound
         self.onRetry = onRetry
     }

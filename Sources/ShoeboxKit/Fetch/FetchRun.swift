@@ -118,8 +118,7 @@ public final class FetchRun: @unchecked Sendable {
 
         let queue = lists.isEmpty ? nil : try library.openWorkQueue()
         defer { queue?.close() }
-        let retryBound = configuration.library.environment["SHOEBOX_CATALOG_RETRY_SECONDS"].flatMap(Double.init) ?? 60
-        let retry = ConnectionRetry(bound: retryBound, onRetry: { [observer] error, wait in
+        let retry = ConnectionRetry(bound: configuration.library.catalogRetryBound, onRetry: { [observer] error, wait in
             observer.fetchNotice("the shared catalog did not answer (\(error)); trying again in \(String(format: "%.2g", wait)) s")
         })
         var identities: [ListIdentity] = []

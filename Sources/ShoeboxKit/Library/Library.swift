@@ -126,11 +126,13 @@ public final class Library: @unchecked Sendable {
         return try Journal(path: layout.journal)
     }
 
-    /// Finishes or undoes what a crash interrupted (see `LibraryRecovery`); writers only.
+    /// Finishes or undoes what a crash interrupted (see `LibraryRecovery`); writers only. With a
+    /// shared catalog, dead writers' reservations count as abandoned after
+    /// `configuration.staleReservationAge` seconds.
     @discardableResult
     public func recover(catalog: Catalog) throws -> LibraryRecovery.Report {
         if let shared = catalog as? PostgresCatalog {
-            return try LibraryRecovery.run(store: store(), sharedCatalog: shared)
+            return try LibraryRecovery.run(store: store(), sharedCatalog: shared, staleAfter: configuration.staleReservationAge)
         }
         return try LibraryRecovery.run(store: store(), catalog: catalog)
     }

@@ -23,3 +23,24 @@ public struct LibraryConfiguration: Sendable, CustomStringConvertible, CustomRef
         self.environment = environment
     }
 }
+
+extension LibraryConfiguration {
+    /// Seconds a writer keeps trying a shared catalog that went away (`ConnectionRetry.bound`):
+    /// SHOEBOX_CATALOG_RETRY_SECONDS, else 60.
+    public var catalogRetryBound: Double {
+        seconds("SHOEBOX_CATALOG_RETRY_SECONDS") ?? ConnectionRetry.defaultBound
+    }
+
+    /// Seconds after which a dead writer's path reservations are taken for abandoned by the next
+    /// writer's recovery: SHOEBOX_STALE_RESERVATION_SECONDS, else 600; never below twice
+    /// `catalogRetryBound` (`LibraryRecovery.staleReservationAge(requested:retryBound:)`).
+    public var staleReservationAge: Double {
+        LibraryRecovery.staleReservationAge(requested: seconds("SHOEBOX_STALE_RESERVATION_SECONDS"), retryBound: catalogRetryBound)
+    }
+
+    /// A variable's value as seconds: a finite number, 0 or more; nil when unset or not one.
+    private func seconds(_ name: String) -> Double? {
+        guard let value = environment[name].flatMap(Double.init), value.isFinite, value >= 0 else { return nil }
+        return value
+    }
+}

@@ -48,8 +48,18 @@ public enum LibraryRecovery {
     }
 
     /// Seconds after which a dead writer's reservation is taken for abandoned: longer than
-    /// any batch takes between reserving its paths and committing.
+    /// any batch takes between reserving its paths and committing. The default of
+    /// SHOEBOX_STALE_RESERVATION_SECONDS (see `staleReservationAge(requested:retryBound:)`).
     public static let staleReservationAge: Double = 600
+
+    /// The stale age in effect: `requested` (SHOEBOX_STALE_RESERVATION_SECONDS, else
+    /// `staleReservationAge`), never below twice `retryBound`, the seconds a writer whose
+    /// connection broke keeps trying before it gives up (`ConnectionRetry.bound`). Such a
+    /// writer's advisory lock is free while it reconnects, and it may still commit the batch
+    /// its reservations are for: its objects must not be taken for abandoned meanwhile.
+    public static func staleReservationAge(requested: Double?, retryBound: Double) -> Double {
+        max(requested ?? staleReservationAge, 2 * retryBound)
+    }
 
     /// Recovery against any record of the originals: `recordFor` gives the record of a hash, if any.
     @discardableResult

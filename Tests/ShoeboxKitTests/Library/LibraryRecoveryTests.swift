@@ -82,4 +82,31 @@ final class LibraryRecoveryTests: XCTestCase {
         XCTAssertNotEqual(fcntl(second.descriptor, F_GETFD), -1, "the other file's descriptor is still open")
         staging.discard(second)
     }
+
+    /// A dead writer's reservations are abandoned after SHOEBOX_STALE_RESERVATION_SECONDS (600 by
+    /// default), never fewer than twice the seconds a writer whose connection broke keeps trying
+    /// (SHOEBOX_CATALOG_RETRY_SECONDS, 60 by default): it may still commit until then.
+    func testTheStaleReservationAgeIsNeverBelowTwiceTheRetryBound() {
+        XCTAssertEqual(LibraryRecovery.staleReservationAge(requested: nil, retryBound: 60), 600)
+        XCTAssertEqual(LibraryRecovery.staleReservationAge(requested: 4, retryBound: 2), 4)
+        XCTAssertEqual(LibraryRecovery.staleReservationAge(requested: 3.9, retryBound: 2), 4, "raised to the floor")
+        XCTAssertEqual(LibraryRecovery.staleReservationAge(requested: 30, retryBound: 60), 120)
+        XCTAssertEqual(LibraryRecovery.staleReservationAge(requested: nil, retryBound: 400), 800, "the default too")
+        XCTAssertEqual(LibraryRecovery.staleReservationAge(requested: 0, retryBound: 0), 0)
+
+        func configured(_ environment: [String: String]) -> (retry: Double, stale: Double) {
+            let configuration = LibraryConfiguration(layout: LibraryLayout(root: "/nowhere"), environment: environment)
+            return (configuration.catalogRetryBound, configuration.staleReservationAge)
+        }
+        XCTAssertTrue(configured([:]) == (60, 600))
+        XCTAssertTrue(configured(["SHOEBOX_CATALOG_RETRY_SECONDS": "2", "SHOEBOX_STALE_RESERVATION_SECONDS": "4"]) == (2, 4))
+        XCTAssertTrue(configured(["SHOEBOX_CATALOG_RETRY_SECONDS": "2", "SHOEBOX_STALE_RESERVATION_SECONDS": "1"]) == (2, 4))
+        XCTAssertTrue(configured(["SHOEBOX_STALE_RESERVATION_SECONDS": "4"]) == (60, 120), "the default retry bound holds the floor")
+        XCTAssertTrue(configured(["SHOEBOX_CATALOG_RETRY_SECONDS": "0.5", "SHOEBOX_STALE_RESERVATION_SECONDS": "0"]) == (0.5, 1))
+        // Values that are no number of seconds count as unset.
+        for bad in ["", "soon", "-1", "nan", "inf"] {
+            let values = configured(["SHOEBOX_CATALOG_RETRY_SECONDS": bad, "SHOEBOX_STALE_RESERVATION_SECONDS": bad])
+            XCTAssertTrue(values == (60, 600), "\(bad): \(values)")
+        }
+    }
 }

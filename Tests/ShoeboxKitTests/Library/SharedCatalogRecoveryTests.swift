@@ -154,4 +154,38 @@ final class SharedCatalogRecoveryTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path))
         withExtendedLifetime([first, second, third]) {}
     }
+
+    /// `Library.recover`, which fetch and reindex run when they start, takes its stale age from
+    /// the configuration's environment (SHOEBOX_STALE_RESERVATION_SECONDS), never below twice
+    /// SHOEBOX_CATALOG_RETRY_SECONDS. The reservation is backdated 100 s in the database.
+    func testLibraryRecoveryTakesTheStaleAgeFromTheEnvironmentWithItsFloor() throws {
+        let postgres = try Self.postgres.running()
+        let database = String(uri.split(separator: "/").last ?? "")
+        let path = "originals/2026/12/02/left.jpg"
+        let store = try LocalOriginalStore(layout: layout)
+        let writer = try PostgresCatalog(uri: uri)
+        _ = try publishUncommitted(Data("published, never committed".utf8), at: path, store: store, catalog: writer)
+        writer.close()
+        _ = try postgres.psql("UPDATE path_reservations SET reserved_at = now() - interval '100 seconds'", database: database)
+        // Gone for sure (its backend, and so its advisory lock, ends a moment after the close):
+        // what is kept below is kept for its age alone.
+        let deadline = Date().addingTimeInterval(10)
+        while try postgres.psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'", database: database) != "0",
+              Date() < deadline {
+            usleep(50_000)
+        }
+        func recover(_ environment: [String: String]) throws -> Int {
+            let configuration = LibraryConfiguration(layout: layout, catalog: .postgres(uri: uri), environment: environment)
+            let library = try Library.openForWriting(configuration, creating: true)
+            let catalog = try library.openCatalog()
+            defer { catalog.close() }
+            return try library.recover(catalog: catalog).dropped
+        }
+        XCTAssertEqual(try recover([:]), 0, "600 s by default")
+        XCTAssertEqual(try recover(["SHOEBOX_STALE_RESERVATION_SECONDS": "50"]), 0, "raised to twice the default retry bound, 120 s")
+        XCTAssertEqual(try recover(["SHOEBOX_STALE_RESERVATION_SECONDS": "50", "SHOEBOX_CATALOG_RETRY_SECONDS": "55"]), 0, "110 s")
+        XCTAssertTrue(try store.exists(path: path))
+        XCTAssertEqual(try recover(["SHOEBOX_STALE_RESERVATION_SECONDS": "50", "SHOEBOX_CATALOG_RETRY_SECONDS": "20"]), 1, "50 s")
+        XCTAssertFalse(try store.exists(path: path))
+    }
 }
