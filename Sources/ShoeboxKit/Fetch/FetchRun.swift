@@ -114,6 +114,10 @@ public final class FetchRun: @unchecked Sendable {
             observer.fetchNotice("\(store.location(of: path)) holds other bytes than its catalogued original, whose content "
                 + "is kept in \(layout.staging)/ until that file or object is moved away; then run again to put it in place")
         }
+        if library.isShared, recovery.dropped > 0 {
+            observer.fetchNotice("removed \(recovery.dropped) object\(recovery.dropped == 1 ? "" : "s") stored by writers that died "
+                + "before recording them (see SHARED CATALOG); their URLs are fetched again")
+        }
         let journal = try library.openChangeLog()
 
         let queue = lists.isEmpty ? nil : try library.openWorkQueue()

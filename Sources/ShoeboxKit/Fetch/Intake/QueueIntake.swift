@@ -5,9 +5,14 @@ import Foundation
 /// each one.
 ///
 /// - Claims: `claimBatch` items at a time, from the lists in turn, when the last batch is used
-///   up. Nothing claimable while other workers still hold items, or items wait for a retry
-///   time: the engine waits and is woken to look again (when this worker's last item is
-///   finished; holding none, after 0.1 s backing off to 1 s, or at the next retry);
+///   up and fewer than `claimBatch` of the items handed out are unfinished (downloading, or
+///   downloaded and waiting to be recorded): a worker whose store is slower than its downloads
+///   holds less than two batches, not its whole backlog (up to `ArchiveQueue.backlogLimit`), so
+///   a worker killed leaves no more than that to be fetched again (the engine, told to wait
+///   meanwhile, is woken when one finishes). Nothing claimable while other workers still hold
+///   items, or items wait for a retry time: the engine waits and is woken to look again (when
+///   this worker's last item is finished; holding none, after 0.1 s backing off to 1 s, or at
+///   the next retry);
 ///   the run ends once every list is finished (all items done or failed), so a worker that
 ///   outlives the others takes over what a dead one held once its lease runs out.
 /// - Results: done (stored, duplicate, unchanged, skipped, rejected) or failed for good are
@@ -36,6 +41,9 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
     private var held: [String: WorkItem] = [:]
     private var completions: [WorkCompletion] = []
     private var nextList = 0
+    /// The engine was told `.waiting` because too many items handed out are unfinished: it
+    /// is woken once enough of them are.
+    private var waitingForRoom = false
     private var stopped = false
     private var failure: Error?
     private let timer = WorkerPool(name: "shoebox-lease", threads: 1)
@@ -73,6 +81,10 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         if let failure { return .failed(failure) }
         if stopped { return .end }
         if batch.isEmpty {
+            if held.count >= claimBatch {
+                waitingForRoom = true
+                return .waiting
+            }
             // Asked a moment ago and found nothing: the engine calls at every turn of its loop,
             // and waits for the wake-up instead.
             if ProcessInfo.processInfo.systemUptime < nextLook { return .waiting }
@@ -174,9 +186,11 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         held.removeValue(forKey: result.url)
         let lastOne = held.isEmpty && batch.isEmpty
         if lastOne { nextLook = 0 }
+        let room = madeRoom()
         lock.unlock()
-        // This worker's last item: the engine woken to look again (`nothingClaimable`).
-        defer { if lastOne { onInput() } }
+        // This worker's last item (`nothingClaimable`), or room for the next batch: the engine
+        // woken to look again.
+        defer { if lastOne || room { onInput() } }
         do {
             return try retry.run { try queue.retryLater(worker: worker, item: item.id, delay: delay, reason: result.reason ?? "failed") }
         } catch {
@@ -199,6 +213,8 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
             lock.unlock()
             return
         }
+        let room = madeRoom()
+        defer { if room { onInput() } }
         var flushNow = false
         if result.outcome == .failed {
             let lastOne = held.isEmpty && batch.isEmpty
@@ -223,6 +239,14 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         lock.unlock()
         if flushNow { sendCompletions() }
         if lastOne { onInput() }
+    }
+
+    /// Whether the engine waits for room (`poll`) and an item just finished made it: then it is
+    /// to be woken (`onInput`, outside the lock). Under the lock.
+    private func madeRoom() -> Bool {
+        guard waitingForRoom, held.count < claimBatch else { return false }
+        waitingForRoom = false
+        return true
     }
 
     /// Sends the completions gathered so far (one round trip).
