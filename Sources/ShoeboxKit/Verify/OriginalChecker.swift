@@ -67,8 +67,13 @@ struct OriginalChecker: Sendable {
         return outcome
     }
 
+    /// Originals in a remote store up to this size have their EXIF read from the bytes streamed
+    /// for the hash, not by range (a HEAD and a ranged GET more each).
+    static let metadataFromBodyLimit: Int64 = 1 << 20
+
     /// The same checks for an original in a remote store: present in the listing, same
-    /// size, and (unless `quick`) the same SHA-256 streamed and the same EXIF read by range.
+    /// size, and (unless `quick`) the same SHA-256 streamed and the same EXIF, read from the
+    /// streamed bytes (up to `metadataFromBodyLimit`) or by range.
     private func checkRemote(_ record: OriginalRecord, in store: OriginalStore, listedSize: Int64?) -> Outcome {
         var outcome = Outcome()
         func report(_ kind: VerifyProblem.Kind, _ detail: String) {
@@ -83,12 +88,15 @@ struct OriginalChecker: Sendable {
             return outcome
         }
         guard !quick else { return outcome }
+        // A small original's metadata is read from the bytes just hashed: one request for it in all.
+        var body: [UInt8]? = readMetadata != nil && size <= Self.metadataFromBodyLimit ? [] : nil
         do {
             let hasher = SHA256Hasher()
             var bytes: Int64 = 0
             try store.stream(path: record.path) { chunk in
                 hasher.update(chunk)
                 bytes += Int64(chunk.count)
+                body?.append(contentsOf: chunk)
             }
             outcome.bytesHashed = bytes
             let sha256 = hasher.finalizeHex()
@@ -99,7 +107,8 @@ struct OriginalChecker: Sendable {
             report(.unreadable, "\(error)")
             return outcome
         }
-        if readMetadata != nil, let metadata = try? MetadataReader.read(store: store, path: record.path) {
+        if readMetadata != nil, let metadata = try? body.map({ try MetadataReader.read(bytes: $0, name: store.location(of: record.path)) })
+            ?? MetadataReader.read(store: store, path: record.path) {
             let differences = MetadataComparison.differences(recorded: record, read: metadata)
             if !differences.isEmpty { report(.metadataMismatch, differences.joined(separator: "; ")) }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ShoeboxKit
 import XCTest
 
 /// Tags to write into a fixture, as one camera would.
@@ -69,6 +70,15 @@ enum MetadataFixtures {
     /// A black RGB image of the given size in the format of `url`'s extension.
     static func makeImage(_ url: URL, width: Int = 64, height: Int = 48) throws {
         try run("/usr/bin/vips", ["black", url.path, "\(width)", "\(height)", "--bands", "3"])
+    }
+
+    /// A JPEG in `folder` with the default `CameraTags` (a Canon): its bytes, and its metadata as
+    /// MetadataReader reads it.
+    static func cameraJPEG(in folder: URL) throws -> (data: Data, metadata: PhotoMetadata) {
+        let jpeg = folder.appendingPathComponent("camera.jpg")
+        try makeImage(jpeg)
+        try writeTags([(jpeg, CameraTags())])
+        return (try Data(contentsOf: jpeg), try MetadataReader.read(path: jpeg.path))
     }
 
     /// Writes each file's tags, all in one exiftool process.

@@ -134,11 +134,7 @@ final class LibraryVerifierTests: XCTestCase {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory() + "verify-exif-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let jpeg = folder.appendingPathComponent("camera.jpg")
-        try MetadataFixtures.makeImage(jpeg)
-        try MetadataFixtures.writeTags([(jpeg, CameraTags())])
-        let data = try Data(contentsOf: jpeg)
-        let metadata = try MetadataReader.read(path: jpeg.path)
+        let (data, metadata) = try MetadataFixtures.cameraJPEG(in: folder)
         XCTAssertEqual(metadata.make, "Canon")
 
         let library = try VerifyTestLibrary(root: root)
