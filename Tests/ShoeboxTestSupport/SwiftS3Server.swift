@@ -42,7 +42,9 @@ public final class SwiftS3Server: @unchecked Sendable {
         guard let made = mkdtemp(&templateBytes) else {
             throw StartFailure(description: "cannot make a temporary folder: \(String(cString: strerror(errno)))")
         }
-        directory = String(cString: made)
+        // As the script names it (`cd DIR && pwd`: no "//" from a TMPDIR ending in "/"), so that
+        // stop() recognises the servers' command lines.
+        directory = (String(cString: made) as NSString).standardizingPath
 
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0]
         guard pipe(&inPipe) == 0, pipe(&outPipe) == 0 else { throw StartFailure(description: "pipe failed") }

@@ -181,7 +181,10 @@ pids=()
 stopping=0
 stop_all() {
   stopping=1
-  trap - EXIT INT TERM
+  # A second TERM (the harness signals the group as its stdin closes) must not end this
+  # cleanup halfway, leaving servers behind.
+  trap - EXIT
+  trap '' INT TERM
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for _ in $(seq 30); do
     alive=0
