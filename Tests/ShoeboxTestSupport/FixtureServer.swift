@@ -65,6 +65,28 @@ public final class FixtureServer: @unchecked Sendable {
         try JSONDecoder().decode([Double].self, from: get("/_log/" + key))
     }
 
+    /// One request the server answered: its method, path (with the query), status and time
+    /// (monotonic seconds, the clock of `requestTimes`).
+    public struct Access: Decodable, Equatable, Sendable {
+        public var method: String
+        public var path: String
+        public var status: Int
+        public var time: Double
+
+        public init(from decoder: Decoder) throws {
+            var fields = try decoder.unkeyedContainer()
+            method = try fields.decode(String.self)
+            path = try fields.decode(String.self)
+            status = try fields.decode(Int.self)
+            time = try fields.decode(Double.self)
+        }
+    }
+
+    /// Every request answered so far, in order (bookkeeping routes not counted): the server's log.
+    public func accessLog() throws -> [Access] {
+        try JSONDecoder().decode([Access].self, from: get("/_access"))
+    }
+
     /// Seconds between the first two requests for a key (a retry's wait); throws when
     /// there were fewer than two, so a test fails instead of trapping on an index.
     public func firstRetryDelay(_ key: String) throws -> Double {

@@ -15,6 +15,12 @@ struct KillSeed: RandomNumberGenerator {
         print("\(test): SHOEBOX_KILL_SEED=\(seed)\(given == nil ? " (from the time)" : "")")
     }
 
+    /// A fixed sequence, whatever the environment says (the order of a test's list).
+    init(fixed seed: UInt64) {
+        self.seed = seed
+        state = seed
+    }
+
     /// "SHOEBOX_KILL_SEED=N", to end every failure message with.
     var label: String { "SHOEBOX_KILL_SEED=\(seed)" }
 

@@ -33,6 +33,8 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /resumable-whole/KEY?size=N                     the same body, whole (reference bytes)
   /_requests/KEY  JSON: per request to KEY, its Range and If-Range headers and the body bytes sent
   /_log/KEY    JSON: request times (monotonic seconds) seen for KEY
+  /_access     JSON: [method, path with query, status, time (monotonic seconds)] of every request
+        answered so far, in order (bookkeeping routes, /_..., not counted)
   /_sent/KEY   JSON: body bytes actually written for KEY
   /_finished/KEY  JSON: true once the /big or page handler for KEY has returned (its /_sent/ is final)
   /_headers/KEY  JSON: the request headers last seen for KEY
@@ -55,6 +57,7 @@ counters = {}
 request_headers = {}
 resumable_requests = {}
 finished = set()
+access_log = []
 in_flight = 0
 max_in_flight = 0
 
@@ -143,6 +146,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def send_response(self, code, message=None):
+        if not self.path.startswith("/_"):
+            with state_lock:
+                access_log.append([self.command, self.path, code, time.monotonic()])
+        super().send_response(code, message)
 
     def send_body(self, status, body, content_type="image/jpeg", headers=None):
         self.send_response(status)
@@ -635,6 +644,11 @@ class Handler(BaseHTTPRequestHandler):
     def route__log(self, key, q):
         with state_lock:
             self.send_body(200, json.dumps(request_log.get(key, [])).encode(), "application/json")
+
+    def route__access(self, key, q):
+        with state_lock:
+            body = json.dumps(access_log).encode()
+        self.send_body(200, body, "application/json")
 
     def route__headers(self, key, q):
         with state_lock:
