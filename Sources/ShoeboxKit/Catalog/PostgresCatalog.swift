@@ -313,6 +313,23 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
         }
     }
 
+    /// Makes a stale reservation this writer's own, so that it alone deals with its object (nil
+    /// when another writer's recovery took it first): while held, nobody can reserve the path
+    /// again and publish there, so nothing published afresh at it is taken for the dead
+    /// writer's. End it with `dropReservation` of what this returns.
+    public func takeOver(_ reservation: StaleReservation) throws -> StaleReservation? {
+        try call {
+            try holdLiveness()
+            let taken = try connection.query(
+                PostgresCatalogSchema.takeOverReservation, [.text(reservation.foldedPath), .text(reservation.holder), .text(holder)]
+            ) { _ in () }
+            guard !taken.isEmpty else { return nil }
+            var ours = reservation
+            ours.holder = holder
+            return ours
+        }
+    }
+
     /// Ends a stale reservation (once its object, if any, is dealt with).
     public func dropReservation(_ reservation: StaleReservation) throws {
         try call { try connection.run(PostgresCatalogSchema.dropReservation, [.text(reservation.foldedPath), .text(reservation.holder)]) }

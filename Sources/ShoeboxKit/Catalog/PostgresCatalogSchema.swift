@@ -146,6 +146,10 @@ enum PostgresCatalogSchema {
         "SELECT folded_path, path, sha256, holder FROM path_reservations "
         + "WHERE reserved_at < now() - make_interval(secs => $1) AND holder <> $2 ORDER BY folded_path COLLATE \"C\""
     static let dropReservation = "DELETE FROM path_reservations WHERE folded_path = $1 AND holder = $2"
+    /// A dead holder's ($2) reservation of folded path $1 taken over by holder $3: one
+    /// recoverer gets it (the row is then its own), the others nothing.
+    static let takeOverReservation =
+        "UPDATE path_reservations SET holder = $3 WHERE folded_path = $1 AND holder = $2 RETURNING 1"
     // What the library is bound to (its store), one row in meta.
     static let boundStore = "SELECT value FROM meta WHERE key = 'store'"
 

@@ -175,7 +175,8 @@ public final class FetchRun: @unchecked Sendable {
             intake = QueueIntake(
                 queue: queue, worker: WorkerIdentity.current(), lists: identities, claimBatch: max(16, configuration.options.jobs * 2),
                 lease: configuration.lease, maxAttempts: configuration.options.retries + 1, retry: retry,
-                lookup: configuration.options.refresh ? nil : lookupCatalog, onInput: { [weak engine] in engine?.wakeUp() })
+                lookup: configuration.options.refresh ? nil : lookupCatalog,
+                onNoRoom: { [weak archiveQueue] in archiveQueue?.flushSoon() }, onInput: { [weak engine] in engine?.wakeUp() })
             lock.withLock { queueIntake = intake }
         }
         var requests = RequestSource(

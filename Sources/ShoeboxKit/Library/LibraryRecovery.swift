@@ -34,7 +34,10 @@ public enum LibraryRecovery {
                            staleAfter age: Double = staleReservationAge) throws -> Report {
         var report = Report()
         report.partialsRemoved = try store.removePartialDownloads()
-        for reservation in try catalog.staleReservations(olderThan: age) {
+        for stale in try catalog.staleReservations(olderThan: age) {
+            // Taken over first: another writer's recovery may have ended it already, and the path
+            // been reserved and published again since (then its object is no dead writer's).
+            guard let reservation = try catalog.takeOver(stale) else { continue }
             if try catalog.original(path: reservation.path) == nil,
                let held = try store.info(path: reservation.path),
                (held.sha256 ?? reservation.sha256) == reservation.sha256,

@@ -210,6 +210,35 @@ final class PostgresCatalogTests: XCTestCase {
         XCTAssertEqual(errors.current, [])
     }
 
+    /// Two writers' recoveries that both listed a dead writer's reservation: one takes it over,
+    /// the other gets nothing, also once the path has been reserved again since; without that,
+    /// the second removed the object a live writer had just published there (and then
+    /// catalogued): a catalogued original gone, found by the kill test at scale.
+    func testAStaleReservationIsTakenOverByOneRecoveryOnly() throws {
+        let dead = try PostgresCatalog(uri: uri)
+        XCTAssertTrue(try dead.reservePath("originals/2024/05/26/IMG_0333.jpg", for: String(repeating: "a", count: 64)))
+        dead.close()  // its session, and so its liveness lock, ends
+        let first = try PostgresCatalog(uri: uri), second = try PostgresCatalog(uri: uri), live = try PostgresCatalog(uri: uri)
+        defer { first.close(); second.close(); live.close() }
+        // The server ends the closed session (and frees its lock) a moment after the close.
+        var seenByFirst = try first.staleReservations(olderThan: 0)
+        let deadline = Date().addingTimeInterval(10)
+        while seenByFirst.isEmpty && Date() < deadline {
+            usleep(50_000)
+            seenByFirst = try first.staleReservations(olderThan: 0)
+        }
+        let seenBySecond = try second.staleReservations(olderThan: 0)
+        XCTAssertEqual(seenByFirst.map(\.path), ["originals/2024/05/26/IMG_0333.jpg"])
+        XCTAssertEqual(seenBySecond, seenByFirst)
+        let taken = try XCTUnwrap(try first.takeOver(seenByFirst[0]))
+        XCTAssertNil(try second.takeOver(seenBySecond[0]), "taken over already")
+        XCTAssertFalse(try live.reservePath(taken.path, for: taken.sha256), "held while the first recovery deals with it")
+        try first.dropReservation(taken)
+        XCTAssertTrue(try live.reservePath(taken.path, for: taken.sha256), "free once dealt with, and reserved again")
+        XCTAssertNil(try second.takeOver(seenBySecond[0]), "a live writer's reservation now: never the dead one's")
+        XCTAssertTrue(try live.isReserved(taken.path))
+    }
+
     /// Two URLs that differ only in Unicode normalization are two rows (their bytes differ), though
     /// Swift strings call them equal: a batch upsert keeps both, as one upsert at a time does.
     func testBatchedSourcesKeepURLsThatDifferOnlyInNormalization() throws {

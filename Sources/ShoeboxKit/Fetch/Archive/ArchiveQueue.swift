@@ -31,6 +31,12 @@ final class ArchiveQueue: @unchecked Sendable {
         }
     }
 
+    /// Flushes the batch now rather than when it is full or its timer ends (the shared queue's
+    /// intake waits for what it handed out to be recorded); from any thread.
+    func flushSoon() {
+        worker.async(on: jobs) { self.flush() }
+    }
+
     /// Flushes what is left and returns the fatal error, if one stopped the run.
     func finish() -> Error? {
         worker.sync(on: jobs) {

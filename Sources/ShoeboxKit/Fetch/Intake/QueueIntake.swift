@@ -34,6 +34,9 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
     private let maxAttempts: Int
     private let retry: ConnectionRetry
     private let onInput: @Sendable () -> Void
+    /// Told when this worker holds a batch of unfinished items and so claims no more: the
+    /// archiver is to record what it has now (`ArchiveQueue.flushSoon`).
+    private let onNoRoom: @Sendable () -> Void
 
     private let lock = NSLock()
     private var batch: [WorkItem] = []
@@ -59,7 +62,9 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
     private var looked: Set<String> = []
 
     init(queue: WorkQueue, worker: WorkerIdentity, lists: [ListIdentity], claimBatch: Int, lease: Double,
-         maxAttempts: Int, retry: ConnectionRetry, lookup: Catalog? = nil, onInput: @escaping @Sendable () -> Void) {
+         maxAttempts: Int, retry: ConnectionRetry, lookup: Catalog? = nil, onNoRoom: @escaping @Sendable () -> Void = {},
+         onInput: @escaping @Sendable () -> Void) {
+        self.onNoRoom = onNoRoom
         self.lookup = lookup
         self.queue = queue
         self.worker = worker
@@ -82,6 +87,9 @@ final class QueueIntake: ListEntries, @unchecked Sendable {
         if stopped { return .end }
         if batch.isEmpty {
             if held.count >= claimBatch {
+                // What is downloaded waits for the archiver's batch to fill or its timer: asked
+                // to record it now, so that room comes at once.
+                if !waitingForRoom { onNoRoom() }
                 waitingForRoom = true
                 return .waiting
             }
