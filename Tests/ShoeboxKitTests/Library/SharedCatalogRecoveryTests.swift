@@ -61,12 +61,6 @@ final class SharedCatalogRecoveryTests: XCTestCase {
         return dropped
     }
 
-    private func record(_ sha: String, _ path: String, bytes: Int) -> OriginalRecord {
-        OriginalRecord(sha256: sha, path: path, bytes: Int64(bytes), contentType: "image/jpeg", width: nil, height: nil,
-                       takenAt: nil, datedBy: nil, make: nil, model: nil, gpsLatitude: nil, gpsLongitude: nil,
-                       gpsAltitude: nil, orientation: nil, addedAt: "2026-12-02T06:00:00Z")
-    }
-
     func testADeadWritersUncommittedObjectsAreRemovedAndLiveOnesAndCataloguedOnesKept() throws {
         let staging = try WriterStagingFolder(parent: layout.staging, library: layout.root)
         let store = try LocalOriginalStore(layout: layout, staging: staging.path)
@@ -79,7 +73,7 @@ final class SharedCatalogRecoveryTests: XCTestCase {
         let committedWriter = try PostgresCatalog(uri: uri)
         let kept = Data("published and committed".utf8)
         let keptSHA = try publishUncommitted(kept, at: "originals/2026/12/02/kept.jpg", store: store, catalog: committedWriter)
-        try committedWriter.insertOriginal(record(keptSHA, "originals/2026/12/02/kept.jpg", bytes: kept.count))
+        try committedWriter.insertOriginal(OriginalRecord.minimal(keptSHA, "originals/2026/12/02/kept.jpg", bytes: kept.count))
         deadWriter.close()
         committedWriter.close()
         // Writer B: alive, between its publish and its commit.

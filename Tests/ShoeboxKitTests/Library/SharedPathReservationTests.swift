@@ -34,12 +34,6 @@ final class SharedPathReservationTests: XCTestCase {
         return sha
     }
 
-    private func record(_ sha: String, _ path: String, bytes: Int) -> OriginalRecord {
-        OriginalRecord(sha256: sha, path: path, bytes: Int64(bytes), contentType: "image/jpeg", width: nil, height: nil,
-                       takenAt: nil, datedBy: nil, make: nil, model: nil, gpsLatitude: nil, gpsLongitude: nil,
-                       gpsAltitude: nil, orientation: nil, addedAt: "2026-12-02T06:00:00Z")
-    }
-
     /// Finding 1. Writer A reserves P for content X, publishes, and is killed before its commit.
     /// Writer B (alive) downloads the same bytes under the same name: reservePath(P, X) says
     /// yes because P is reserved *for this content* — but the reservation row still names A.
@@ -77,7 +71,7 @@ final class SharedPathReservationTests: XCTestCase {
             usleep(100_000)
         }
         // B commits, as flushPublishingFirst does.
-        XCTAssertTrue(try writerB.insertOriginalIfAbsent(record(sha, path, bytes: data.count)))
+        XCTAssertTrue(try writerB.insertOriginalIfAbsent(OriginalRecord.minimal(sha, path, bytes: data.count)))
         XCTAssertTrue(try storeB.exists(path: path), "DATA LOSS: B's committed original \(path) has no file")
     }
 }
