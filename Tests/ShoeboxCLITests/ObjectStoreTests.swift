@@ -443,6 +443,85 @@ final class ObjectStoreTests: XCTestCase {
         return UInt16(bigEndian: address.sin_port)
     }
 
+    // MARK: Large bodies stream into the bucket
+
+    /// Incomplete multipart uploads and objects under the prefix's staging folder (`.tmp/`).
+    private func stagingLeftovers(_ bucket: String, prefix: String) throws -> (uploads: [String], objects: [String]) {
+        let staging = (prefix.isEmpty ? "" : prefix + "/") + ".tmp/"
+        return (try client.listAllMultipartUploads(bucket: bucket, prefix: staging).map(\.key),
+                try objects(in: bucket, prefix: staging).map(\.key))
+    }
+
+    /// A body larger than the library folder's whole file system is archived: it streams from the
+    /// network into a multipart upload, and only its first 8 MiB ever touch the local disk.
+    func testALargeBodyStreamsIntoTheBucketThroughALibraryFolderSmallerThanIt() throws {
+        let disk = try SmallFilesystem(kilobytes: 20 << 10, test: self)  // two heads of 8 MiB at once, and the catalog
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/s"
+        let library = disk.path + "/library"
+        let big = server.url("/big/huge?size=40000001&cl=1")
+        let chunked = server.url("/big/huge-chunked?size=30000001&cl=0")
+        let small = server.url("/photo/small.jpg?seed=small")
+        let fetch = try shoebox(["fetch", try writeList([big, chunked, small]), "--json", "--library", library, "--store", store])
+        XCTAssertEqual(fetch.status, 0, fetch.stderr)
+        let records = FetchRunner.parseLines(fetch.stdout)
+        for url in [big, chunked, small] {
+            XCTAssertEqual(records.first { $0["url"] as? String == url }?["outcome"] as? String, "stored", url + fetch.stderr)
+        }
+        let catalog = try SQLiteCatalog(path: library + "/catalog.sqlite", readOnly: true)
+        defer { catalog.close() }
+        let originals = try catalog.allOriginals()
+        XCTAssertEqual(Set(originals.map(\.bytes)).isSuperset(of: [40_000_001, 30_000_001]), true)
+        for (url, size) in [(big, 40_000_001), (chunked, 30_000_001)] {
+            let record = try XCTUnwrap(originals.first { $0.bytes == Int64(size) }, url)
+            let expected = try server.get("/big/reference?size=\(size)&cl=1")
+            XCTAssertEqual(sha256(expected), record.sha256, url)
+            let info = try client.headObject(bucket: bucket, key: "s/" + record.path)
+            XCTAssertEqual(info.metadata["sha256"], record.sha256)
+            XCTAssertEqual(info.size, Int64(size))
+            XCTAssertEqual(info.contentType, "image/jpeg")
+            XCTAssertEqual(try client.getObject(bucket: bucket, key: "s/" + record.path), expected, "bytes of \(url)")
+        }
+        let leftovers = try stagingLeftovers(bucket, prefix: "s")
+        XCTAssertEqual(leftovers.uploads, [], "no incomplete upload")
+        XCTAssertEqual(leftovers.objects, [], "no staged object left")
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: library + "/.tmp")) ?? [], [], "nothing left staged")
+        let verify = try shoebox(["verify", "--library", library, "--store", store])
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+    }
+
+    /// Large bodies refused mid-stream (cut short, over --max-size without a length), a large
+    /// duplicate and a large body resumed after its connection broke: the bucket ends with the
+    /// originals alone, no staged object and no incomplete upload.
+    func testLargeBodiesThatFailOrRepeatLeaveNoUploadBehind() throws {
+        let server = try startFixtureServer()
+        let bucket = try makeBucket()
+        let store = "s3://\(bucket)/f"
+        let cut = server.url("/big/cut?size=30000000&cl=1&cut=20000000")
+        let oversize = server.url("/big/over?size=40000000&cl=0")
+        let first = server.url("/big/first?size=20000000&cl=1")
+        let again = server.url("/big/again?size=20000000&cl=1")  // the same bytes
+        let resumed = server.url("/resumable/r?size=24000000")
+        let fetch = try shoebox(["fetch", try writeList([cut, oversize, first, again, resumed]), "--json", "--retries", "1",
+                                 "--max-size", "30M", "--jobs", "1", "--library", library, "--store", store])
+        XCTAssertEqual(fetch.status, 1, fetch.stderr)
+        let records = FetchRunner.parseLines(fetch.stdout)
+        func outcome(_ url: String) -> String? { records.first { $0["url"] as? String == url }?["outcome"] as? String }
+        XCTAssertEqual(outcome(cut), "failed", fetch.stdout)
+        XCTAssertEqual(outcome(oversize), "rejected", fetch.stdout)
+        XCTAssertEqual(outcome(first), "stored", fetch.stdout)
+        XCTAssertEqual(outcome(again), "duplicate", fetch.stdout)
+        XCTAssertEqual(outcome(resumed), "stored", fetch.stdout)
+        let requests = try JSONSerialization.jsonObject(with: server.get("/_requests/r")) as? [Any]
+        XCTAssertEqual(requests?.count, 2, "the resumed body took two requests (the second for the rest)")
+        let originals = try assertBucketMatchesCatalog(bucket, prefix: "f")
+        XCTAssertEqual(originals.map(\.bytes).sorted(), [20_000_000, 24_000_000])
+        let whole = try server.get("/resumable-whole/r?size=24000000")
+        XCTAssertEqual(originals.first { $0.bytes == 24_000_000 }?.sha256, sha256(whole), "the resumed body is the whole one")
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: library + "/.tmp")) ?? [], [], "nothing left staged")
+    }
+
     // MARK: kill -9
 
     func testFetchKilledThreeTimesThenRerunLeavesBucketAndCatalogAgreeing() throws {
@@ -455,9 +534,9 @@ final class ObjectStoreTests: XCTestCase {
         let list = try writeList(urls)
         let arguments = ["fetch", list, "--json", "--jobs", "2", "--library", library, "--store", store]
 
-        // Moments: after 2 originals stored; after 4 more; while the big body's multipart
-        // upload is in progress (seen in the bucket: its row is committed by then, the
-        // object not yet made).
+        // Moments: after 2 originals stored; after 4 more; while the big body streams into
+        // its multipart upload (seen in the bucket, under the staging prefix: nothing of it is
+        // catalogued yet).
         enum Moment { case stored(Int), multipartInProgress }
         var storedSoFar = 0
         for (round, moment) in [Moment.stored(2), .stored(4), .multipartInProgress].enumerated() {
@@ -477,7 +556,7 @@ final class ObjectStoreTests: XCTestCase {
                 let deadline = Date().addingTimeInterval(60)
                 var seen = false
                 while process.isRunning, Date() < deadline {
-                    seen = try !client.listAllMultipartUploads(bucket: bucket).isEmpty
+                    seen = try !client.listAllMultipartUploads(bucket: bucket, prefix: "k/.tmp/").isEmpty
                     if seen { break }
                     usleep(5_000)
                 }

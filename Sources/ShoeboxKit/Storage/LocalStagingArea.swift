@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// Downloads stream into `<random>.part`; complete content becomes `<sha256>.staged`,
 /// whose sync starts at once in the background; `sync` waits for the whole batch's
-/// syncs, then syncs the folder once. The `.part` and `.staged` names are this type's
-/// alone.
+/// syncs, then syncs the folder once. Content staged elsewhere (a large body streamed into
+/// an object store's upload) is noted as `<sha256>.remote`, holding where it is. The
+/// `.part`, `.staged` and `.remote` names are this type's alone.
 public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
     public let folder: String
     /// The library folder, for "disk full" messages.
@@ -21,6 +22,7 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
     private let live = Mutex<Set<String>>([])
     private static let partialSuffix = ".part"
     private static let stagedSuffix = ".staged"
+    private static let remoteSuffix = ".remote"
 
     /// `creating: false` for readers: nothing is made.
     public init(folder: String, library: String, creating: Bool = true) throws {
@@ -36,7 +38,8 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
 
     /// The hash whose content a staging file name holds (`<sha256>.staged`), nil for others.
     public static func stagedHash(name: String) -> String? {
-        name.hasSuffix(stagedSuffix) ? String(name.dropLast(stagedSuffix.count)) : nil
+        for suffix in [stagedSuffix, remoteSuffix] where name.hasSuffix(suffix) { return String(name.dropLast(suffix.count)) }
+        return nil
     }
 
     public func makeStagingFile() throws -> StagingFile {
@@ -69,6 +72,7 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
             unlink(file.path)
             throw error(target, "stage", code)
         }
+        unlink(referencePath(sha256))
         syncer.start(file.descriptor)
     }
 
@@ -85,12 +89,50 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
         folder + "/" + sha256 + Self.stagedSuffix
     }
 
+    /// Notes that content `sha256` is staged at `reference` (an object store's key), durably
+    /// after the next `sync`, replacing any note or file staged as that content before.
+    public func stageReference(sha256: String, reference: String) throws {
+        let path = referencePath(sha256)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o444)
+        guard fd >= 0 else { throw error(path, "create", errno) }
+        let bytes = Array(reference.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+        guard written == bytes.count else {
+            let code = written < 0 ? errno : EIO
+            close(fd)
+            unlink(path)
+            throw error(path, "write", code)
+        }
+        unlink(stagedPath(sha256))
+        syncer.start(fd)
+    }
+
+    /// Where content `sha256` is staged when it is staged elsewhere (`stageReference`), else nil.
+    public func stagedReference(_ sha256: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: referencePath(sha256)),
+              let text = String(data: data, encoding: .utf8), !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// Every reference noted (`stageReference`), with the hash of its content.
+    public func stagedReferences() throws -> [(sha256: String, reference: String)] {
+        try entries().filter { $0.hasSuffix(Self.remoteSuffix) }.compactMap { name in
+            let sha256 = String(name.dropLast(Self.remoteSuffix.count))
+            return stagedReference(sha256).map { (sha256, $0) }
+        }
+    }
+
+    private func referencePath(_ sha256: String) -> String {
+        folder + "/" + sha256 + Self.remoteSuffix
+    }
+
     public func discardStaged(sha256: String) {
         unlink(stagedPath(sha256))
+        unlink(referencePath(sha256))
     }
 
     public func pendingStaged() throws -> [String] {
-        try entries().filter { $0.hasSuffix(Self.stagedSuffix) }.map { String($0.dropLast(Self.stagedSuffix.count)) }
+        Array(Set(try entries().compactMap(Self.stagedHash(name:)))).sorted()
     }
 
     public func stagedContentMatches(sha256: String) -> Bool {

@@ -4,13 +4,22 @@ import Foundation
 /// mirroring the local layout, each object carrying its SHA-256 (`x-amz-meta-sha256`)
 /// and its Content-Type.
 ///
-/// Downloads are staged exactly as for a local library, in `LIBRARY/.tmp/`
-/// (`LocalStagingArea`): checked, hashed and made durable there, journaled and
-/// committed; `publish` then uploads the staged file (one PUT up to
+/// Bodies up to `streamingThreshold` are staged exactly as for a local library, in
+/// `LIBRARY/.tmp/` (`LocalStagingArea`): checked, hashed and made durable there, journaled
+/// and committed; `publish` then uploads the staged file (one PUT up to
 /// `singleUploadLimit`, a multipart upload above it, aborted on failure) and drops it.
-/// So a body that fails a check never reaches the bucket, and a crash at any moment
-/// leaves either no object or a complete one whose row recovery finishes: staged
-/// content whose row was committed is uploaded by the next writer.
+///
+/// A larger body streams from the network into a multipart upload at a staging key,
+/// `PREFIX/.tmp/<random>` (`S3StreamedUpload`): only its first `streamingThreshold` bytes
+/// touch the local disk, memory holds one part. Staging it completes the upload (once what
+/// went up hashes to the body's SHA-256) and notes the key locally (`<sha256>.remote`);
+/// `publish` copies the object to the original's key with its metadata (server side) and
+/// deletes the staged one. A body refused by any check, or a duplicate, aborts its upload.
+///
+/// So a body that fails a check never becomes an object, and a crash at any moment leaves
+/// either no object or a complete one whose row recovery finishes: staged content whose
+/// row was committed is uploaded (or copied) by the next writer; incomplete uploads and
+/// staged objects nobody will publish are removed (`removePartialDownloads`).
 public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     public let bucket: S3Location
     public let client: S3Client
@@ -22,6 +31,16 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     /// The smallest part of a multipart upload (S3 needs at least 5 MiB but for the last).
     /// Settable for tests.
     public var minimumPartSize: Int64 = 8 << 20
+    /// Bodies larger than this stream into a multipart upload as they arrive (`S3StreamedUpload`);
+    /// at most this many bytes of one are on the local disk. At least 5 MiB (the head is the
+    /// upload's first part); nil streams nothing (every body staged locally whole). Settable for tests.
+    public var streamingThreshold: Int64? = 8 << 20 {
+        didSet { if let limit = streamingThreshold { precondition(limit >= Int64(S3MultipartUpload.minimumPartSize)) } }
+    }
+    /// The parts of a streamed upload after its head (8 MiB, growing; see `S3StreamedUpload`).
+    public var streamingPartSize = S3MultipartUpload.defaultPartSize
+    /// Staging keys, beside "originals" under the prefix, as the local `.tmp` folder is.
+    static let stagingFolder = ".tmp"
     /// Parts of one upload at most: AWS takes 10,000, OpenStack Swift 1,000 by default.
     static let maximumParts: Int64 = 1_000
     /// Objects listed per request (S3's maximum: 1000). Settable for tests.
@@ -55,19 +74,82 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     /// A HEAD each: names are checked against the catalog only (see `OriginalStore`).
     public var existenceIsCheap: Bool { false }
 
-    /// Partial downloads in `.tmp/`, and multipart uploads a killed publish left incomplete
-    /// under the prefix: all of them when this is the library's one writer; with a shared
-    /// catalog, only those older than `abandonedUploadAge` (the others may be another writer's,
-    /// in progress).
+    /// Partial downloads in `.tmp/`; multipart uploads a killed publish or download left
+    /// incomplete under the prefix; and staged objects (`PREFIX/.tmp/`) no local note refers
+    /// to. All of them when this is the library's one writer; with a shared catalog, only
+    /// those idle for `abandonedUploadAge` (the others may be another writer's, in progress:
+    /// a streamed download sends a part every 8 MiB or so).
     public func removePartialDownloads() throws -> Int {
         var removed = try staging.removePartialDownloads()
         let cutoff = Date().addingTimeInterval(-abandonedUploadAge)
-        for upload in try client.listAllMultipartUploads(bucket: bucket.bucket, prefix: bucket.key(for: LibraryLayout.originalsFolder) + "/") {
-            if sharedPrefix, (upload.initiated ?? Date()) > cutoff { continue }
-            try client.abortMultipartUpload(bucket: bucket.bucket, key: upload.key, uploadID: upload.uploadID)
-            removed += 1
+        let stagingPrefix = bucket.key(for: Self.stagingFolder) + "/"
+        for prefix in [bucket.key(for: LibraryLayout.originalsFolder) + "/", stagingPrefix] {
+            for upload in try client.listAllMultipartUploads(bucket: bucket.bucket, prefix: prefix) {
+                if sharedPrefix, (upload.initiated ?? Date()) > cutoff { continue }
+                if sharedPrefix, prefix == stagingPrefix,
+                   let last = try client.lastPartTime(bucket: bucket.bucket, key: upload.key, uploadID: upload.uploadID), last > cutoff { continue }
+                try client.abortMultipartUpload(bucket: bucket.bucket, key: upload.key, uploadID: upload.uploadID)
+                removed += 1
+            }
         }
+        let referenced = Set(try staging.stagedReferences().map(\.reference))
+        var token: String?
+        repeat {
+            let page = try client.listObjectsV2(bucket: bucket.bucket, prefix: stagingPrefix, continuationToken: token, maxKeys: listPage)
+            for object in page.objects where !referenced.contains(object.key) {
+                if sharedPrefix, (object.lastModified ?? Date()) > cutoff { continue }
+                try client.deleteObject(bucket: bucket.bucket, key: object.key)
+                removed += 1
+            }
+            token = page.nextContinuationToken
+        } while token != nil
         return removed
+    }
+
+    // MARK: Staging (a large body streams into an upload; see the type's notes)
+
+    public func makeStagingFile() throws -> StagingFile {
+        let file = try staging.makeStagingFile()
+        guard let threshold = streamingThreshold else { return file }
+        let key = bucket.key(for: Self.stagingFolder + "/" + UUID().uuidString.lowercased())
+        let upload = S3StreamedUpload(client: client, bucket: bucket.bucket, key: key, headPath: file.path,
+                                      headLimit: threshold, partSize: streamingPartSize)
+        return StagingFile(path: file.path, descriptor: file.descriptor, spill: upload)
+    }
+
+    public func discard(_ file: StagingFile) {
+        file.spill?.abort()
+        staging.discard(file)
+    }
+
+    public func stage(_ file: StagingFile, sha256: String) throws {
+        guard let upload = file.spill as? S3StreamedUpload, upload.isSpilled else {
+            return try staging.stage(file, sha256: sha256)
+        }
+        defer { staging.discard(file) }  // the head: part 1 of the object now
+        try upload.complete(sha256: sha256)
+        do {
+            try staging.stageReference(sha256: sha256, reference: upload.key)
+        } catch {
+            try? client.deleteObject(bucket: bucket.bucket, key: upload.key)
+            throw error
+        }
+    }
+
+    public func discardStaged(sha256: String) {
+        if let key = staging.stagedReference(sha256) { try? client.deleteObject(bucket: bucket.bucket, key: key) }
+        staging.discardStaged(sha256: sha256)
+    }
+
+    public func stagedContentMatches(sha256: String) -> Bool {
+        guard let key = staging.stagedReference(sha256) else { return staging.stagedContentMatches(sha256: sha256) }
+        let hasher = SHA256Hasher()
+        do {
+            try client.getObject(bucket: bucket.bucket, key: key, range: nil) { hasher.update($0) }
+        } catch {
+            return false
+        }
+        return hasher.finalizeHex() == sha256
     }
 
     @discardableResult
@@ -76,11 +158,17 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
         if let existing = try head(key) {
             // The same content already there: an earlier publish that was not recorded as done.
             guard existing.metadata["sha256"] == sha256 else { throw S3StoreError.occupied(location: location(of: path)) }
-            staging.discardStaged(sha256: sha256)
+            discardStaged(sha256: sha256)
             return .alreadyPresent
         }
-        let file = staging.stagedPath(sha256)
         let contentType = ImageFormat.mimeType(forPath: path)
+        if let staged = staging.stagedReference(sha256) {
+            // Streamed into the bucket already (and checked against `sha256` then): copied server side.
+            try copy(staged, to: key, contentType: contentType, sha256: sha256)
+            discardStaged(sha256: sha256)
+            return .created
+        }
+        let file = staging.stagedPath(sha256)
         try upload(file: file, key: key, contentType: contentType, sha256: sha256)
         staging.discardStaged(sha256: sha256)
         return .created
@@ -124,6 +212,42 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
             throw error
         }
     }
+
+    /// Objects up to this size are copied in one request (CopyObject's limit: 5 GiB); larger
+    /// ones are read back and uploaded again in parts. Settable for tests.
+    public var singleCopyLimit: Int64 = 5 << 30
+
+    /// Copies the staged object `source` to `key` with the original's metadata: server side in
+    /// one request, or above `singleCopyLimit` streamed through this process into a multipart
+    /// upload (memory: one part), completed only when what went through hashes to `sha256`.
+    /// (UploadPartCopy would spare the round trip, but libcurl 7.88 signs its two
+    /// x-amz-copy-source headers in the wrong order, and Swift refuses the signature.)
+    private func copy(_ source: String, to key: String, contentType: String, sha256: String) throws {
+        let metadata = ["sha256": sha256]
+        let size = try client.headObject(bucket: bucket.bucket, key: source).size
+        guard size > singleCopyLimit else {
+            try client.copyObject(sourceBucket: bucket.bucket, sourceKey: source, bucket: bucket.bucket, key: key,
+                                  metadataDirective: .replace, contentType: contentType, metadata: metadata)
+            return
+        }
+        let partSize = Int(max(minimumPartSize, (size + Self.maximumParts - 1) / Self.maximumParts))
+        let upload = try S3MultipartUpload(client: client, bucket: bucket.bucket, key: key, partSize: partSize,
+                                           contentType: contentType, metadata: metadata)
+        let hasher = SHA256Hasher()
+        do {
+            try client.getObject(bucket: bucket.bucket, key: source, range: nil) { bytes in
+                hasher.update(bytes)
+                try upload.append(bytes)
+            }
+            guard hasher.finalizeHex() == sha256 else { throw S3StoreError.contentChanged(path: location(ofKey: source), sha256: sha256) }
+            try upload.complete()
+        } catch {
+            try? upload.abort()
+            throw error
+        }
+    }
+
+    private func location(ofKey key: String) -> String { "s3://\(bucket.bucket)/\(key)" }
 
     /// Called with the staged file's path once it has been hashed for an upload, before any
     /// of it is sent. For tests: a file that changes between the two reads.

@@ -1,10 +1,24 @@
-/// A file being downloaded into the store's staging area.
+/// A file being downloaded into the store's staging area: all of the body for a local
+/// store; for a remote one, the first `spill.headLimit` bytes, the rest streamed into
+/// `spill`.
 public struct StagingFile: Sendable, Hashable {
     public let path: String
     public let descriptor: Int32
+    /// Where bytes past the head go, nil when the whole body stays in the file.
+    public let spill: BodySpill?
 
-    public init(path: String, descriptor: Int32) {
+    public init(path: String, descriptor: Int32, spill: BodySpill? = nil) {
         self.path = path
         self.descriptor = descriptor
+        self.spill = spill
+    }
+
+    public static func == (lhs: StagingFile, rhs: StagingFile) -> Bool {
+        lhs.path == rhs.path && lhs.descriptor == rhs.descriptor
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(descriptor)
     }
 }

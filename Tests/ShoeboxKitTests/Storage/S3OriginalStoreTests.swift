@@ -351,6 +351,143 @@ final class S3OriginalStoreTests: SwiftS3TestCase {
         XCTAssertEqual(try store.removePartialDownloads(), 0)
     }
 
+    // MARK: Streamed bodies (a large body goes into an upload as it arrives)
+
+    /// A store streaming bodies over 5 MiB, in parts of 5 MiB.
+    private func makeStreamingStore(shared: Bool = false, function: String = #function) throws -> S3OriginalStore {
+        let library = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-s3store-\(UUID().uuidString)").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: library) }
+        let location = try S3Location(bucket: bucket, prefix: testPrefix(function: function))
+        let store = try S3OriginalStore(location: location, configuration: server.configuration(),
+                                        layout: LibraryLayout(root: library), creating: true, sharedPrefix: shared)
+        store.streamingThreshold = 5 << 20
+        store.streamingPartSize = 5 << 20
+        return store
+    }
+
+    /// Writes `data` as the body writer does: its head into the staging file, the rest, in
+    /// pieces of 1 MiB, into the file's spill.
+    private func receive(_ data: Data, in store: S3OriginalStore) throws -> StagingFile {
+        let file = try store.makeStagingFile()
+        let spill = try XCTUnwrap(file.spill)
+        let head = Int(min(Int64(data.count), spill.headLimit))
+        try data.prefix(head).withUnsafeBytes { buffer in
+            guard write(file.descriptor, buffer.baseAddress!, buffer.count) == buffer.count else {
+                throw POSIXFileError(path: file.path, operation: "write", code: errno)
+            }
+        }
+        var offset = head
+        while offset < data.count {
+            let end = min(offset + (1 << 20), data.count)
+            try data[offset..<end].withUnsafeBytes { try spill.append($0) }
+            offset = end
+        }
+        return file
+    }
+
+    private func stagingObjects(_ store: S3OriginalStore) throws -> [String] {
+        try client.listObjectsV2(bucket: bucket, prefix: store.bucket.key(for: ".tmp") + "/").objects.map(\.key)
+    }
+
+    func testAStreamedBodyIsStagedAsAnObjectAndPublishedByACopyWithItsHash() throws {
+        let store = try makeStreamingStore()
+        let data = bytes((13 << 20) + 7)
+        let hash = sha256(data)
+        let file = try receive(data, in: store)
+        XCTAssertEqual(try uploads(under: testPrefix() + "/.tmp/").count, 1, "the upload began while the body arrived")
+        let headSize = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
+        XCTAssertEqual(headSize, 5 << 20, "only the head is on the local disk")
+
+        try store.stage(file, sha256: hash)
+        try store.syncStaged()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "the head is dropped once in the object")
+        XCTAssertEqual(try store.pendingStaged(), [hash])
+        XCTAssertTrue(store.stagedContentMatches(sha256: hash))
+        let staged = try stagingObjects(store)
+        XCTAssertEqual(staged.count, 1)
+        XCTAssertEqual(try client.getObject(bucket: bucket, key: staged[0]), data, "what went up is the body")
+        XCTAssertEqual(try uploads(under: testPrefix() + "/"), [])
+
+        XCTAssertEqual(try store.publish(sha256: hash, to: "originals/2024/05/01/big.jpg"), .created)
+        let key = testPrefix() + "/originals/2024/05/01/big.jpg"
+        let info = try client.headObject(bucket: bucket, key: key)
+        XCTAssertEqual(info.metadata["sha256"], hash)
+        XCTAssertEqual(info.contentType, "image/jpeg")
+        XCTAssertEqual(try client.getObject(bucket: bucket, key: key), data)
+        XCTAssertEqual(try stagingObjects(store), [], "the staged object is deleted once copied")
+        XCTAssertEqual(try store.pendingStaged(), [])
+        XCTAssertEqual(try store.publish(sha256: hash, to: "originals/2024/05/01/big.jpg"), .alreadyPresent)
+    }
+
+    func testAStreamedBodyOverTheSingleCopyLimitIsUploadedAgainInParts() throws {
+        let store = try makeStreamingStore()
+        store.singleCopyLimit = 6 << 20  // stands for CopyObject's 5 GiB
+        store.minimumPartSize = 5 << 20
+        let data = bytes((12 << 20) + 3, seed: 9)
+        let hash = sha256(data)
+        try store.stage(try receive(data, in: store), sha256: hash)
+        try store.syncStaged()
+        XCTAssertEqual(try store.publish(sha256: hash, to: "originals/2024/05/02/copied.jpg"), .created)
+        let key = testPrefix() + "/originals/2024/05/02/copied.jpg"
+        let info = try client.headObject(bucket: bucket, key: key)
+        XCTAssertEqual(info.metadata["sha256"], hash)
+        XCTAssertEqual(info.contentType, "image/jpeg")
+        XCTAssertTrue(info.etag.hasSuffix("-3"), "uploaded again in 3 parts (5 + 5 + 2 MiB), ETag \(info.etag)")
+        XCTAssertEqual(try client.getObject(bucket: bucket, key: key), data)
+        XCTAssertEqual(try stagingObjects(store), [])
+        XCTAssertEqual(try uploads(under: testPrefix() + "/"), [])
+    }
+
+    func testAStreamedBodyThatDoesNotHashToItsNameOrIsDiscardedLeavesNothing() throws {
+        let store = try makeStreamingStore()
+        let wrong = try receive(bytes(11 << 20, seed: 1), in: store)
+        XCTAssertThrowsError(try store.stage(wrong, sha256: sha256(bytes(11 << 20, seed: 2)))) { error in
+            guard case S3StoreError.contentChanged = error else { return XCTFail("\(error)") }
+        }
+        let dropped = try receive(bytes(11 << 20, seed: 3), in: store)
+        store.discard(dropped)
+        XCTAssertEqual(try uploads(under: testPrefix() + "/"), [], "no incomplete upload")
+        XCTAssertEqual(try stagingObjects(store), [], "no staged object")
+        XCTAssertEqual(try store.pendingStaged(), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: wrong.path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dropped.path))
+        // A body within the head stays a local staging file (no upload at all).
+        let small = try receive(bytes(1 << 20, seed: 4), in: store)
+        XCTAssertFalse(small.spill!.isSpilled)
+        try store.stage(small, sha256: sha256(bytes(1 << 20, seed: 4)))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: store.staging.stagedPath(sha256(bytes(1 << 20, seed: 4)))))
+    }
+
+    func testRecoveryRemovesStagingLeftoversNobodyRefersToAndKeepsNotedContent() throws {
+        let store = try makeStreamingStore()
+        let data = bytes(12 << 20, seed: 5)
+        let hash = sha256(data)
+        try store.stage(try receive(data, in: store), sha256: hash)
+        try store.syncStaged()
+        // A killed run's leftovers: a staged object nobody noted, and an upload never completed.
+        let prefix = store.bucket.key(for: ".tmp") + "/"
+        try client.putObject(bucket: bucket, key: prefix + "stray", data: bytes(1000))
+        let id = try client.createMultipartUpload(bucket: bucket, key: prefix + "cut")
+        _ = try client.uploadPart(bucket: bucket, key: prefix + "cut", uploadID: id, partNumber: 1, data: bytes(1000))
+
+        // Another writer sharing the prefix leaves what is recent alone (it may be in progress).
+        let shared = try makeStreamingStore(shared: true)
+        XCTAssertEqual(try shared.removePartialDownloads(), 0)
+        XCTAssertEqual(try stagingObjects(store).count, 2)
+
+        XCTAssertEqual(try store.removePartialDownloads(), 2, "the stray object and the incomplete upload")
+        XCTAssertEqual(try uploads(under: testPrefix() + "/"), [])
+        XCTAssertEqual(try store.pendingStaged(), [hash], "noted content is kept for recovery to finish")
+        let report = try LibraryRecovery.run(store: store) { sha256 in
+            sha256 == hash ? OriginalRecord(sha256: hash, path: "originals/2024/06/01/kept.jpg", bytes: Int64(data.count),
+                                            contentType: "image/jpeg", addedAt: "2024-06-01T00:00:00Z") : nil
+        }
+        XCTAssertEqual(report.published, 1)
+        XCTAssertEqual(try client.getObject(bucket: bucket, key: testPrefix() + "/originals/2024/06/01/kept.jpg"), data)
+        XCTAssertEqual(try stagingObjects(store), [])
+        XCTAssertEqual(try store.pendingStaged(), [])
+    }
+
     // MARK: Reading
 
     func testListPagesThroughMoreObjectsThanOnePage() throws {

@@ -142,9 +142,18 @@ final class BodyWriter: @unchecked Sendable {
         }
     }
 
+    /// Bytes at `offset` of the body: to the staging file, but those past the head of a
+    /// file that spills (a remote store's large body) go on into its upload.
+    private func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        guard let spill = file.spill else { return try writeToFile(bytes, at: offset) }
+        let head = Int(max(0, min(Int64(bytes.count), spill.headLimit - offset)))
+        if head > 0 { try writeToFile(UnsafeRawBufferPointer(rebasing: bytes[..<head]), at: offset) }
+        if head < bytes.count { try spill.append(UnsafeRawBufferPointer(rebasing: bytes[head...])) }
+    }
+
     /// Whole blocks straight to the disk, except at the start of the body; a
     /// tail shorter than a block (the end of the body) through the page cache.
-    private func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+    private func writeToFile(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         let blocks = bytes.count / BufferPool.alignment * BufferPool.alignment
         // After a resume the buffers start wherever the first attempt stopped: direct I/O
         // needs aligned offsets, so such a body goes through the page cache.

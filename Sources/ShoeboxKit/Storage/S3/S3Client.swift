@@ -275,6 +275,14 @@ public final class S3Client: Sendable {
             nextUploadIDMarker: root.value("NextUploadIdMarker"))
     }
 
+    /// When the upload last took a part (its newest part's LastModified), nil when it has none
+    /// yet. One page of up to 1,000 parts: the most a Swift upload holds.
+    public func lastPartTime(bucket: String, key: String, uploadID: String) throws -> Date? {
+        let request = S3Request(method: "GET", bucket: bucket, key: key, query: [("uploadId", uploadID), ("max-parts", "1000")])
+        let root = try xml(transport.perform(request).body, expecting: "ListPartsResult", request: request)
+        return root.children("Part").compactMap { $0.value("LastModified").flatMap(S3ObjectInfo.isoDate) }.max()
+    }
+
     /// Every multipart upload in progress under `prefix`, following the pages.
     public func listAllMultipartUploads(bucket: String, prefix: String = "") throws -> [S3MultipartUploadSummary] {
         var all: [S3MultipartUploadSummary] = []

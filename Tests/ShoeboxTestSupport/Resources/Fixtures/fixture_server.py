@@ -8,7 +8,7 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /png/NAME, /html, /empty, /text, /status/CODE
   /flaky/KEY?status=503&times=1&retry_after=2     fails `times` times, then a photo
   /truncate-once/KEY, /truncate-always/KEY        body shorter than Content-Length
-  /big/KEY?size=N&cl=0|1                          N bytes (JPEG magic + zeros), with or without Content-Length
+  /big/KEY?size=N&cl=0|1&cut=C                    N bytes (JPEG magic + zeros), with or without Content-Length; the connection closed after C
   /stall/KEY                                      headers and a little body, then silence
   /redirect/N, /redirect-loop, /redirect-to?to=URL
   /versioned/KEY?change=0|1                       ETag "vN"; with change=1 every request gives new bytes
@@ -412,8 +412,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         chunk = b"\xff\xd8\xff\xe0" + b"\0" * 65532
         sent = 0
+        cut = int(q.get("cut", str(size)))
         try:
-            while sent < size:
+            while sent < min(size, cut):
                 piece = chunk[: min(len(chunk), size - sent)]
                 if with_length:
                     self.wfile.write(piece)
@@ -424,7 +425,7 @@ class Handler(BaseHTTPRequestHandler):
                 with state_lock:
                     sent_bytes[key] = sent
                 time.sleep(0.002)
-            if not with_length:
+            if not with_length and sent == size:
                 self.wfile.write(b"0\r\n\r\n")
         finally:
             with state_lock:
