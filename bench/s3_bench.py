@@ -157,6 +157,54 @@ def source_folder(work, corpus, folder, count):
     return path
 
 
+def large_folder(corpus, count, megabytes):
+    """`count` incompressible bodies of `megabytes` MB each (a JPEG start, random bytes) in
+    corpus/large-MB/: the set that streams into a multipart upload (over 8 MiB)."""
+    folder = f"large-{megabytes}"
+    path = os.path.join(corpus, folder)
+    os.makedirs(path, exist_ok=True)
+    for i in range(count):
+        target = os.path.join(path, f"IMG_{i:06d}.jpg")
+        if not os.path.exists(target) or os.path.getsize(target) != megabytes * 1_000_000:
+            with open(target + ".part", "wb") as f:
+                f.write(b"\xff\xd8\xff\xe0")
+                left = megabytes * 1_000_000 - 4
+                while left > 0:
+                    chunk = os.urandom(min(left, 8 << 20))
+                    f.write(chunk)
+                    left -= len(chunk)
+            os.rename(target + ".part", target)
+    return folder
+
+
+class FolderPeak:
+    """The largest total size of the files under a folder while a run goes on (sampled every
+    20 ms): how much of the downloads sat on the local disk at once."""
+    def __init__(self, folder):
+        self.folder, self.peak, self.stop = folder, 0, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _size(self):
+        total = 0
+        for root, _, files in os.walk(self.folder):
+            for name in files:
+                try:
+                    total += os.lstat(os.path.join(root, name)).st_blocks * 512
+                except OSError:
+                    pass
+        return total
+
+    def _run(self):
+        while not self.stop.wait(0.02):
+            self.peak = max(self.peak, self._size())
+
+    def finish(self):
+        self.stop.set()
+        self.thread.join()
+        return self.peak / 1e6
+
+
 def bench_set(name, args, work, corpus, port, folder, count, endpoint, log, swift, seq):
     url_list = fb.write_list(work, port, folder, count, f"s3-{folder}-{count}.txt")
     total = sum(os.path.getsize(os.path.join(corpus, folder, f"IMG_{i:06d}.jpg")) for i in range(count))
@@ -182,7 +230,8 @@ def bench_set(name, args, work, corpus, port, folder, count, endpoint, log, swif
 
     def shoebox(binary, store):
         def cmd(prefix):
-            c = [binary, "fetch", url_list, "--library", os.path.join(out, "lib"), "--jobs", "16", "--per-host", "16"]
+            c = [binary, "fetch", url_list, "--library", os.path.join(out, "lib"), "--jobs", "16", "--per-host", "16",
+                 "--max-size", "2G"]
             return c + (["--store", f"s3://{BUCKET}/{prefix}"] if store else [])
         return cmd
 
@@ -208,7 +257,9 @@ def bench_set(name, args, work, corpus, port, folder, count, endpoint, log, swif
             subprocess.run(["sync"])
             mark = log.mark()
             swift_before = fb.process_cpu(swift.pid)
+            disk = FolderPeak(out)  # downloads staged or saved locally (not rclone's source folder)
             elapsed, rss, cpu = timed_env(cmd(prefix), cwd, env)
+            disk_peak = disk.finish()
             swift_cpu = fb.process_cpu(swift.pid) - swift_before
             counts, errors = log.since(mark)
             if uses_s3:  # the last run's requests of each tool, for a look at what each one asks
@@ -219,12 +270,12 @@ def bench_set(name, args, work, corpus, port, folder, count, endpoint, log, swif
                 if objects != count or size != total:
                     raise SystemExit(f"{tool}: {objects} objects, {size} bytes under {prefix}; expected {count}, {total}")
                 purge(renv, prefix)
-            results.setdefault(tool, []).append((elapsed, rss, cpu, swift_cpu, counts, errors))
-            print(f"  {name} round {r + 1} {tool}: {elapsed:.2f} s, {rss:.0f} MB, requests {counts}"
+            results.setdefault(tool, []).append((elapsed, rss, cpu, swift_cpu, counts, errors, disk_peak))
+            print(f"  {name} round {r + 1} {tool}: {elapsed:.2f} s, {rss:.0f} MB, local disk {disk_peak:.1f} MB, requests {counts}"
                   + (f", {errors} 4xx/5xx" if errors else ""), file=sys.stderr, flush=True)
     fresh()
     print(f"\n== {name}: {count} files, {total / 1e6:.1f} MB, {args.rounds} rounds (median wall time)")
-    print(f"{'tool':14} {'files/s':>9} {'MB/s':>8} {'peak RSS':>10} {'CPU s':>7} {'Swift CPU s':>11}"
+    print(f"{'tool':14} {'files/s':>9} {'MB/s':>8} {'peak RSS':>10} {'local disk':>11} {'CPU s':>7} {'Swift CPU s':>11}"
           f" {'S3 req/file':>11} {'PUT+POST/file':>13}  requests of one run")
     medians = {}
     for tool, runs in results.items():
@@ -238,7 +289,8 @@ def bench_set(name, args, work, corpus, port, folder, count, endpoint, log, swif
         writes = statistics.median(x[4].get("PUT", 0) + x[4].get("POST", 0) for x in runs)
         per = f"{requests / count:11.3f} {writes / count:13.3f}  " + " ".join(f"{m} {n}" for m, n in sorted(counts.items())) \
             if table[tool][3] else f"{'-':>11} {'-':>13}"
-        print(f"{tool:14} {count / t:9.1f} {total / 1e6 / t:8.1f} {rss:7.1f} MB {cpu:7.2f} {swift_cpu:11.2f} {per}")
+        disk_peak = max(x[6] for x in runs)
+        print(f"{tool:14} {count / t:9.1f} {total / 1e6 / t:8.1f} {rss:7.1f} MB {disk_peak:8.1f} MB {cpu:7.2f} {swift_cpu:11.2f} {per}")
     for a, b in (("shoebox-s3", "shoebox-local"), ("shoebox-s3", "rclone"), ("shoebox-s3", "curl+curl")):
         print(f"{a} vs {b}: {medians[b] / medians[a]:.2f}x the throughput")
     return medians
@@ -263,6 +315,8 @@ def main():
     ap.add_argument("--work", default=os.path.join(HERE, "work"))
     ap.add_argument("--big", type=int, default=200, help="photos of the big set (12 MP, ~5 MB each); fewer to fit in time; 0: the small set only")
     ap.add_argument("--small", type=int, default=1000, help="files of the small set; 0 runs the big set only")
+    ap.add_argument("--large", type=int, default=0, help="bodies of the large set (streamed into multipart uploads); 0: none")
+    ap.add_argument("--large-mb", type=int, default=200, help="MB of each large body")
     args = ap.parse_args()
     for tool in ("rclone", "curl", "nginx", "/usr/bin/time"):
         if not shutil.which(tool):
@@ -284,6 +338,10 @@ def main():
             bench_set("small set", args, work, corpus, port, "small", args.small, endpoint, log, swift, seq)
         if args.big > 0:
             bench_set("big set (12 MP)", args, work, corpus, port, "big", args.big, endpoint, log, swift, seq)
+        if args.large > 0:
+            folder = large_folder(corpus, args.large, args.large_mb)
+            bench_set(f"large set ({args.large_mb} MB bodies)", args, work, corpus, port, folder, args.large,
+                      endpoint, log, swift, seq)
         print(f"\nSwift's stored data now: {subprocess.run(['du', '-sh', swift_dir], capture_output=True, text=True).stdout.split()[0]}"
               f" (deleted objects leave tombstones);  df: " +
               " | ".join(l for l in subprocess.run(["df", "-h", "--output=target,avail", "/tmp", work], capture_output=True,

@@ -82,9 +82,10 @@ public struct LibraryVerifier: Sendable {
         let known = Set(originals.map { Array($0.path.utf8) })
         var unknown = listing.files.filter { !known.contains($0.pathKey) }
         // Rows a writer committed since the snapshot (then published their files): not unknown.
-        let added = addedSinceSnapshot(unknown)
+        let (added, abandoned) = addedSinceSnapshot(unknown)
         report.addedSinceSnapshot = added.count
-        unknown.removeAll { added.contains($0.pathKey) }
+        unknown.removeAll { added.contains($0.pathKey) || abandoned[$0.pathKey] != nil }
+        findings += abandoned.values.sorted { $0.path < $1.path }.map(Self.abandonedPublish)
         findings += unknownFiles(unknown)
         findings += listing.unreadableFolders.map { Self.unlisted($0, unseen: "files in it were not checked against the catalog") }
         findings += temps.unreadableFolders.map { Self.unlisted($0, unseen: "leftovers of interrupted runs in it went unseen") }
@@ -143,17 +144,35 @@ public struct LibraryVerifier: Sendable {
 
     /// The paths of `unknown` files the catalog has now: added (committed, then published)
     /// by a writer after the snapshot was read. Nothing when the catalog cannot be read again.
-    private func addedSinceSnapshot(_ unknown: [LibraryFile]) -> Set<[UInt8]> {
+    /// With a shared catalog, also those at paths still reserved by a writer that is gone
+    /// (`abandoned`): it published them and stopped before recording them.
+    private func addedSinceSnapshot(_ unknown: [LibraryFile]) -> (added: Set<[UInt8]>, abandoned: [[UInt8]: LibraryFile]) {
         let candidates = unknown.filter { $0.hasUTF8Name && $0.isRegular }
         guard !candidates.isEmpty,
-              let catalog = try? library.openCatalog(readOnly: true, checkIntegrity: false) else { return [] }
+              let catalog = try? library.openCatalog(readOnly: true, checkIntegrity: false) else { return ([], [:]) }
         defer { catalog.close() }
         // With a shared catalog, a path a writer holds reserved is its batch in flight
-        // (published before its commit): its work in progress, not an unknown file.
+        // (published before its commit): its work in progress, not an unknown file; unless the
+        // reservation is stale and its writer gone.
         let shared = catalog as? PostgresCatalog
-        return Set(candidates.compactMap { file in
-            (try? catalog.original(path: file.path)) != nil || (try? shared?.isReserved(file.path)) == true ? file.pathKey : nil
-        })
+        let stale = Set((try? shared?.staleReservations(olderThan: library.configuration.staleReservationAge))??
+            .map { CaseFoldedPath.fold($0.path) } ?? [])
+        var added = Set<[UInt8]>(), abandoned: [[UInt8]: LibraryFile] = [:]
+        for file in candidates {
+            if (try? catalog.original(path: file.path)) != nil {
+                added.insert(file.pathKey)
+            } else if (try? shared?.isReserved(file.path)) == true {
+                if stale.contains(CaseFoldedPath.fold(file.path)) { abandoned[file.pathKey] = file } else { added.insert(file.pathKey) }
+            }
+        }
+        return (added, abandoned)
+    }
+
+    /// An object a stopped writer published at a path it had reserved, never recorded.
+    private static func abandonedPublish(_ file: LibraryFile) -> VerifyProblem {
+        VerifyProblem(kind: .abandonedPublish, path: file.path,
+                      detail: "put in place by a writer that stopped before recording it (its reservation is stale and its "
+                          + "writer gone); the next fetch or reindex removes it")
     }
 
     /// Files the catalog lacks, compared by path bytes (`pathKey`): a name the file system tells

@@ -31,6 +31,9 @@ public struct VerifyProblem: Sendable, Equatable, Codable {
         /// Notice: an original recorded by an interrupted run whose file is still staged
         /// in .tmp/; the next writer moves it into place.
         case pendingPublish = "pending-publish"
+        /// Notice: with a shared catalog, an original a writer put in place at a path it had
+        /// reserved, then stopped before recording; the next writer removes it.
+        case abandonedPublish = "abandoned-publish"
     }
 
     public enum Severity: String, Sendable, Codable {
@@ -55,7 +58,7 @@ public struct VerifyProblem: Sendable, Equatable, Codable {
 
     public var severity: Severity {
         switch kind {
-        case .leftoverTemp, .pendingPublish: return .notice
+        case .leftoverTemp, .pendingPublish, .abandonedPublish: return .notice
         default: return .problem
         }
     }

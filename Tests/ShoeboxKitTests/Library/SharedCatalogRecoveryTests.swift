@@ -149,6 +149,39 @@ final class SharedCatalogRecoveryTests: XCTestCase {
         withExtendedLifetime([first, second, third]) {}
     }
 
+    /// verify on a shared catalog: an object at a path still reserved by a writer that is gone
+    /// (reservation older than the stale age) is a notice that the next writer removes it; one
+    /// of a live writer, between its publish and its commit, is that writer's work in progress.
+    /// Neither is an unknown file, and neither fails the check.
+    func testVerifyTellsADeadWritersUncommittedObjectFromALiveWritersWorkInProgress() throws {
+        let postgres = try Self.postgres.running()
+        let database = String(uri.split(separator: "/").last ?? "")
+        let environment = ["SHOEBOX_STALE_RESERVATION_SECONDS": "50", "SHOEBOX_CATALOG_RETRY_SECONDS": "20"]
+        let configuration = LibraryConfiguration(layout: layout, catalog: .postgres(uri: uri), environment: environment)
+        _ = try Library.openForWriting(configuration, creating: true)
+        let store = try LocalOriginalStore(layout: layout)
+        let dead = try PostgresCatalog(uri: uri)
+        _ = try publishUncommitted(Data("left by a killed writer".utf8), at: "originals/2026/12/02/left.jpg", store: store, catalog: dead)
+        dead.close()
+        _ = try postgres.psql("UPDATE path_reservations SET reserved_at = now() - interval '100 seconds'", database: database)
+        let deadline = Date().addingTimeInterval(10)
+        while try postgres.psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'", database: database) != "0",
+              Date() < deadline {
+            usleep(50_000)
+        }
+        let live = try PostgresCatalog(uri: uri)
+        defer { live.close() }
+        _ = try publishUncommitted(Data("a live writer's, commit coming".utf8), at: "originals/2026/12/02/live.jpg", store: store, catalog: live)
+
+        let report = try LibraryVerifier(configuration: configuration).run()
+        let findings = report.findings.map { "\($0.kind.rawValue) \($0.path)" }
+        XCTAssertEqual(findings, ["abandoned-publish originals/2026/12/02/left.jpg"], "\(report.findings)")
+        XCTAssertEqual(report.findings.first?.severity, .notice)
+        XCTAssertTrue(report.isClean, "a notice does not fail the check")
+        XCTAssertEqual(report.addedSinceSnapshot, 1, "the live writer's object is its batch in flight")
+        XCTAssertTrue(try store.exists(path: "originals/2026/12/02/left.jpg"), "verify removes nothing")
+    }
+
     /// `Library.recover`, which fetch and reindex run when they start, takes its stale age from
     /// the configuration's environment (SHOEBOX_STALE_RESERVATION_SECONDS), never below twice
     /// SHOEBOX_CATALOG_RETRY_SECONDS. The reservation is backdated 100 s in the database.
