@@ -574,6 +574,12 @@ final class ObjectStoreTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(catalogued, storedSoFar, "round \(round): stored means recorded")
             if case .stored = moment {
                 XCTAssertLessThan(catalogued, urls.count, "round \(round): killed before the end")
+            } else {
+                // What the kill left in the bucket is a notice of verify's, which the next writer clears.
+                let verify = try shoebox(["verify", "--library", library, "--store", store])
+                XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+                XCTAssertTrue(verify.stdout.contains("notice: leftover-temp .tmp/"), verify.stdout)
+                XCTAssertTrue(verify.stdout.contains("incomplete multipart upload in the bucket"), verify.stdout)
             }
         }
 

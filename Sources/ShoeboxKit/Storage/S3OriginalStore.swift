@@ -74,13 +74,33 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     /// A HEAD each: names are checked against the catalog only (see `OriginalStore`).
     public var existenceIsCheap: Bool { false }
 
-    /// Partial downloads in `.tmp/`; multipart uploads a killed publish or download left
-    /// incomplete under the prefix; and staged objects (`PREFIX/.tmp/`) no local note refers
-    /// to. All of them when this is the library's one writer; with a shared catalog, only
-    /// those idle for `abandonedUploadAge` (the others may be another writer's, in progress:
-    /// a streamed download sends a part every 8 MiB or so).
+    /// Partial downloads in `.tmp/`, and what `remoteLeftovers` finds in the bucket.
     public func removePartialDownloads() throws -> Int {
         var removed = try staging.removePartialDownloads()
+        for leftover in try remoteLeftovers() {
+            if let uploadID = leftover.uploadID {
+                try client.abortMultipartUpload(bucket: bucket.bucket, key: leftover.key, uploadID: uploadID)
+            } else {
+                try client.deleteObject(bucket: bucket.bucket, key: leftover.key)
+            }
+            removed += 1
+        }
+        return removed
+    }
+
+    /// Something an interrupted run left in the bucket: an incomplete multipart upload (with its
+    /// id), or a staged object (`PREFIX/.tmp/`) no staged download refers to.
+    public struct RemoteLeftover: Sendable, Equatable {
+        public var key: String
+        public var uploadID: String?
+    }
+
+    /// Multipart uploads a killed publish or download left incomplete under the prefix, and
+    /// staged objects no local note refers to. All of them when this is the library's one
+    /// writer; with a shared catalog, only those idle for `abandonedUploadAge` (the others may
+    /// be another writer's, in progress: a streamed download sends a part every 8 MiB or so).
+    public func remoteLeftovers() throws -> [RemoteLeftover] {
+        var found: [RemoteLeftover] = []
         let cutoff = Date().addingTimeInterval(-abandonedUploadAge)
         let stagingPrefix = bucket.key(for: Self.stagingFolder) + "/"
         for prefix in [bucket.key(for: LibraryLayout.originalsFolder) + "/", stagingPrefix] {
@@ -88,8 +108,7 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
                 if sharedPrefix, (upload.initiated ?? Date()) > cutoff { continue }
                 if sharedPrefix, prefix == stagingPrefix,
                    let last = try client.lastPartTime(bucket: bucket.bucket, key: upload.key, uploadID: upload.uploadID), last > cutoff { continue }
-                try client.abortMultipartUpload(bucket: bucket.bucket, key: upload.key, uploadID: upload.uploadID)
-                removed += 1
+                found.append(RemoteLeftover(key: upload.key, uploadID: upload.uploadID))
             }
         }
         let referenced = Set(try staging.stagedReferences().map(\.reference))
@@ -98,12 +117,11 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
             let page = try client.listObjectsV2(bucket: bucket.bucket, prefix: stagingPrefix, continuationToken: token, maxKeys: listPage)
             for object in page.objects where !referenced.contains(object.key) {
                 if sharedPrefix, (object.lastModified ?? Date()) > cutoff { continue }
-                try client.deleteObject(bucket: bucket.bucket, key: object.key)
-                removed += 1
+                found.append(RemoteLeftover(key: object.key, uploadID: nil))
             }
             token = page.nextContinuationToken
         } while token != nil
-        return removed
+        return found
     }
 
     // MARK: Staging (a large body streams into an upload; see the type's notes)

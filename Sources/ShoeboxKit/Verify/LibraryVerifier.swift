@@ -95,6 +95,9 @@ public struct LibraryVerifier: Sendable {
         // A staged file an original is waiting for is that original's pending-publish notice, not a leftover.
         let awaited = Set(findings.filter { $0.kind == .pendingPublish }.compactMap(\.sha256))
         var temporary = temps.files.filter { !awaited.contains(Self.stagedHash($0) ?? "") }.compactMap(Self.leftover)
+        if let bucket = store as? S3OriginalStore {
+            temporary += try bucket.remoteLeftovers().map { Self.leftover($0, in: bucket) }
+        }
         temporary += ThumbnailLayout.leftovers(in: layout.root).map {
             VerifyProblem(kind: .leftoverTemp, path: $0.shown, detail: "thumbnail left half-written by an interrupted run; the next thumbs removes it")
         }
@@ -258,6 +261,14 @@ public struct LibraryVerifier: Sendable {
             what = "temp file left by an interrupted run"
         }
         return VerifyProblem(kind: .leftoverTemp, path: file.path, detail: what + "; the next fetch or reindex removes it")
+    }
+
+    private static func leftover(_ leftover: S3OriginalStore.RemoteLeftover, in bucket: S3OriginalStore) -> VerifyProblem {
+        let strip = bucket.bucket.listingPrefix
+        let path = leftover.key.hasPrefix(strip) ? String(leftover.key.dropFirst(strip.count)) : leftover.key
+        let what = leftover.uploadID != nil ? "incomplete multipart upload" : "staged object nothing refers to"
+        return VerifyProblem(kind: .leftoverTemp, path: path,
+                             detail: what + " in the bucket, left by an interrupted run; the next fetch or reindex removes it")
     }
 
     private static func stagedHashes(_ temps: [LibraryFile]) -> Set<String> {
