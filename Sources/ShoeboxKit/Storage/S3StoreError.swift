@@ -6,6 +6,10 @@ public enum S3StoreError: Error, CustomStringConvertible, Equatable {
     case shortRead(path: String)
     /// A staged file no longer hashes to the content it was staged as.
     case contentChanged(path: String, sha256: String)
+    /// A streamed body grew past what one multipart upload takes (`S3StreamedUpload`).
+    case tooLargeForUpload(bytes: Int64, parts: Int)
+    /// Bytes or a completion for a streamed upload that was already completed or aborted.
+    case uploadFinished(location: String)
 
     public var description: String {
         switch self {
@@ -16,6 +20,11 @@ public enum S3StoreError: Error, CustomStringConvertible, Equatable {
             return "\(path) ended before its size while it was uploaded; the next run uploads it again"
         case .contentChanged(let path, let sha256):
             return "\(path) no longer holds the content \(sha256) it was staged as (damaged since); it was not uploaded"
+        case .tooLargeForUpload(let bytes, let parts):
+            return "the body passed \(ByteSize.format(bytes)), more than one multipart upload of \(parts) parts takes; "
+                + "it was not stored (use a smaller --max-size, or keep such files in a local library)"
+        case .uploadFinished(let location):
+            return "the upload to \(location) had already ended (an earlier error aborted it)"
         }
     }
 }

@@ -391,7 +391,10 @@ public final class TransferEngine: @unchecked Sendable {
         } else {
             body = .empty
         }
-        if let error = state.writeError, stopError == nil, (error as? LibraryError) != nil {
+        // The library's disk full, or the object store a large body streams into unavailable:
+        // no other body would fare better.
+        if let error = state.writeError, stopError == nil,
+           (error as? LibraryError) != nil || (error as? StoreUnavailable)?.storeIsUnavailable == true {
             stopError = error
             cancel()
         }

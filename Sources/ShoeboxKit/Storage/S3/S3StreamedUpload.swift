@@ -60,7 +60,7 @@ public final class S3StreamedUpload: BodySpill, @unchecked Sendable {
 
     public func append(_ bytes: UnsafeRawBufferPointer) throws {
         try lock.withLock {
-            guard !aborted, !completed else { throw S3Error.invalidConfiguration("bytes for a finished upload to s3://\(bucket)/\(key)") }
+            guard !aborted, !completed else { throw S3StoreError.uploadFinished(location: "s3://\(bucket)/\(key)") }
             do {
                 if uploadID == nil { try begin() }
                 var rest = bytes
@@ -83,12 +83,9 @@ public final class S3StreamedUpload: BodySpill, @unchecked Sendable {
     /// (else the upload is aborted and `S3StoreError.contentChanged` thrown).
     public func complete(sha256: String) throws {
         try lock.withLock {
-            guard let uploadID, !aborted, !completed else {
-                throw S3Error.invalidConfiguration("no upload in progress to s3://\(bucket)/\(key)")
-            }
+            guard let uploadID, !aborted, !completed else { throw S3StoreError.uploadFinished(location: "s3://\(bucket)/\(key)") }
             do {
                 if !buffer.isEmpty { try sendBuffer() }
-                guard parts.count <= Self.maximumParts else { throw S3Error.invalidConfiguration("a body of \(sentBytes) bytes needs more than \(Self.maximumParts) parts") }
                 guard hasher.finalizeHex() == sha256 else { throw S3StoreError.contentChanged(path: headPath, sha256: sha256) }
                 do {
                     _ = try client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: parts)
@@ -133,9 +130,7 @@ public final class S3StreamedUpload: BodySpill, @unchecked Sendable {
     }
 
     private func sendBuffer() throws {
-        guard parts.count < Self.maximumParts else {
-            throw S3Error.invalidConfiguration("a body over \(sentBytes) bytes needs more than \(Self.maximumParts) parts")
-        }
+        guard parts.count < Self.maximumParts else { throw S3StoreError.tooLargeForUpload(bytes: sentBytes, parts: Self.maximumParts) }
         hasher.update(buffer)
         let part = try client.uploadPart(bucket: bucket, key: key, uploadID: uploadID!, partNumber: parts.count + 1, data: buffer)
         parts.append(part)
