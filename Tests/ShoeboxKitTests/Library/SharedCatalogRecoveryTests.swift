@@ -61,6 +61,18 @@ final class SharedCatalogRecoveryTests: XCTestCase {
         return dropped
     }
 
+    /// Makes every reservation 100 s old, then waits (up to 10 s) until no advisory lock is
+    /// held: the closed writers' backends, and so their locks, end a moment after they hang up.
+    /// Call before a live writer takes its own.
+    private func backdateReservationsOfGoneWriters(_ postgres: PostgresServer, database: String) throws {
+        _ = try postgres.psql("UPDATE path_reservations SET reserved_at = now() - interval '100 seconds'", database: database)
+        let deadline = Date().addingTimeInterval(10)
+        while try postgres.psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'", database: database) != "0",
+              Date() < deadline {
+            usleep(50_000)
+        }
+    }
+
     func testADeadWritersUncommittedObjectsAreRemovedAndLiveOnesAndCataloguedOnesKept() throws {
         let staging = try WriterStagingFolder(parent: layout.staging, library: layout.root)
         let store = try LocalOriginalStore(layout: layout, staging: staging.path)
@@ -163,12 +175,7 @@ final class SharedCatalogRecoveryTests: XCTestCase {
         let dead = try PostgresCatalog(uri: uri)
         _ = try publishUncommitted(Data("left by a killed writer".utf8), at: "originals/2026/12/02/left.jpg", store: store, catalog: dead)
         dead.close()
-        _ = try postgres.psql("UPDATE path_reservations SET reserved_at = now() - interval '100 seconds'", database: database)
-        let deadline = Date().addingTimeInterval(10)
-        while try postgres.psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'", database: database) != "0",
-              Date() < deadline {
-            usleep(50_000)
-        }
+        try backdateReservationsOfGoneWriters(postgres, database: database)
         let live = try PostgresCatalog(uri: uri)
         defer { live.close() }
         _ = try publishUncommitted(Data("a live writer's, commit coming".utf8), at: "originals/2026/12/02/live.jpg", store: store, catalog: live)
@@ -193,14 +200,8 @@ final class SharedCatalogRecoveryTests: XCTestCase {
         let writer = try PostgresCatalog(uri: uri)
         _ = try publishUncommitted(Data("published, never committed".utf8), at: path, store: store, catalog: writer)
         writer.close()
-        _ = try postgres.psql("UPDATE path_reservations SET reserved_at = now() - interval '100 seconds'", database: database)
-        // Gone for sure (its backend, and so its advisory lock, ends a moment after the close):
-        // what is kept below is kept for its age alone.
-        let deadline = Date().addingTimeInterval(10)
-        while try postgres.psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'", database: database) != "0",
-              Date() < deadline {
-            usleep(50_000)
-        }
+        // Gone for sure: what is kept below is kept for its age alone.
+        try backdateReservationsOfGoneWriters(postgres, database: database)
         func recover(_ environment: [String: String]) throws -> Int {
             let configuration = LibraryConfiguration(layout: layout, catalog: .postgres(uri: uri), environment: environment)
             let library = try Library.openForWriting(configuration, creating: true)
