@@ -491,9 +491,10 @@ final class ObjectStoreTests: XCTestCase {
         XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
     }
 
-    /// Large bodies refused mid-stream (cut short, over --max-size without a length), a large
-    /// duplicate and a large body resumed after its connection broke: the bucket ends with the
-    /// originals alone, no staged object and no incomplete upload.
+    /// Large bodies refused mid-stream (cut short, over --max-size without a length) or once
+    /// whole (an HTML page sent as a JPEG), a large duplicate and a large body resumed after its
+    /// connection broke: the bucket ends with the originals alone, no staged object and no
+    /// incomplete upload.
     func testLargeBodiesThatFailOrRepeatLeaveNoUploadBehind() throws {
         let server = try startFixtureServer()
         let bucket = try makeBucket()
@@ -503,7 +504,8 @@ final class ObjectStoreTests: XCTestCase {
         let first = server.url("/big/first?size=20000000&cl=1")
         let again = server.url("/big/again?size=20000000&cl=1")  // the same bytes
         let resumed = server.url("/resumable/r?size=24000000")
-        let fetch = try shoebox(["fetch", try writeList([cut, oversize, first, again, resumed]), "--json", "--retries", "1",
+        let page = server.url("/big/page?size=12000000&cl=1&html=1")  // checked once whole: HTML sent as a JPEG
+        let fetch = try shoebox(["fetch", try writeList([cut, oversize, first, again, resumed, page]), "--json", "--retries", "1",
                                  "--max-size", "30M", "--jobs", "1", "--library", library, "--store", store])
         XCTAssertEqual(fetch.status, 1, fetch.stderr)
         let records = FetchRunner.parseLines(fetch.stdout)
@@ -513,6 +515,7 @@ final class ObjectStoreTests: XCTestCase {
         XCTAssertEqual(outcome(first), "stored", fetch.stdout)
         XCTAssertEqual(outcome(again), "duplicate", fetch.stdout)
         XCTAssertEqual(outcome(resumed), "stored", fetch.stdout)
+        XCTAssertEqual(outcome(page), "rejected", fetch.stdout)
         let requests = try JSONSerialization.jsonObject(with: server.get("/_requests/r")) as? [Any]
         XCTAssertEqual(requests?.count, 2, "the resumed body took two requests (the second for the rest)")
         let originals = try assertBucketMatchesCatalog(bucket, prefix: "f")

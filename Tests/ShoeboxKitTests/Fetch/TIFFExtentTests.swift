@@ -24,11 +24,26 @@ final class TIFFExtentTests: XCTestCase {
         return ifdAtEnd ? header + pixels + ifd : header + ifd + pixels
     }
 
-    private func judge(_ bytes: [UInt8]) throws -> TIFFExtent.Verdict {
+    /// `length`: the body's length when the file holds only its first bytes (`bytes`).
+    private func judge(_ bytes: [UInt8], length: Int? = nil) throws -> TIFFExtent.Verdict {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tiff-extent-\(UUID().uuidString).tif")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        return TIFFExtent.judge(path: file.path)
+        return TIFFExtent.judge(path: file.path, length: length.map(Int64.init))
+    }
+
+    /// A body that streamed on into an object store's upload leaves only its head in the file:
+    /// what the head's structure places is judged against the body's length; structure past the
+    /// head cannot be followed, and a head alone is never called cut for what it lacks.
+    func testOnlyTheHeadOfALongerBodyIsJudgedAgainstTheBodysLength() throws {
+        let first = tiff(ifdAtEnd: false)
+        let head = Array(first.prefix(200))  // the IFD and its arrays, not the pixels
+        XCTAssertEqual(try judge(head, length: first.count), .whole)
+        XCTAssertEqual(try judge(head, length: first.count + 10), .whole)
+        guard case .cut = try judge(head, length: first.count - 1) else { return XCTFail("a body shorter than its strips is cut") }
+        let last = tiff(ifdAtEnd: true)
+        XCTAssertEqual(try judge(Array(last.prefix(200)), length: last.count), .unknown, "the IFD lies past the head")
+        guard case .cut = try judge(Array(last.prefix(200))) else { return XCTFail("the same head as a whole body is cut") }
     }
 
     func testAWholeTIFFIsWholeWhereverItsIFDLies() throws {

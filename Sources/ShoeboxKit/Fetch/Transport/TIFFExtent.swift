@@ -17,7 +17,13 @@ struct TIFFExtent {
     }
 
     private let fd: Int32
+    /// The body's length.
     private let size: Int64
+    /// How much of it the file holds: all of it, or the head of a body that streamed on into
+    /// an object store's upload (`BodySpill`). Structure past it cannot be followed.
+    private let readable: Int64
+    /// Set when the walk needed bytes past `readable`: then nothing can be said.
+    private var pastHead = false
     private var bigEndian = false
     /// Array values read so far: one budget for the whole walk, so that many IFDs
     /// pointing at one huge array cannot cost more than one such array.
@@ -28,20 +34,23 @@ struct TIFFExtent {
     /// The most array values (strip and tile offsets and lengths, SubIFDs) read in one walk.
     static let maxOffsetsPerArray = 4_000_000
 
-    /// Judges the file at `path`.
-    static func judge(path: String) -> Verdict {
+    /// Judges the file at `path`; `length`: the body's length when the file holds only its
+    /// first bytes (the structure is then followed as far as they go, else `.unknown`).
+    static func judge(path: String, length: Int64? = nil) -> Verdict {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return .unknown }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .unknown }
-        var extent = TIFFExtent(fd: fd, size: Int64(info.st_size))
-        return extent.judge()
+        var extent = TIFFExtent(fd: fd, size: length ?? Int64(info.st_size), readable: Int64(info.st_size))
+        let verdict = extent.judge()
+        return extent.pastHead ? .unknown : verdict
     }
 
-    private init(fd: Int32, size: Int64) {
+    private init(fd: Int32, size: Int64, readable: Int64) {
         self.fd = fd
         self.size = size
+        self.readable = min(size, readable)
     }
 
     private mutating func judge() -> Verdict {
@@ -138,8 +147,12 @@ struct TIFFExtent {
             : slice.reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    private func read(at offset: Int64, count: Int) -> [UInt8]? {
+    private mutating func read(at offset: Int64, count: Int) -> [UInt8]? {
         guard offset >= 0, count >= 0, offset + Int64(count) <= size else { return nil }
+        guard offset + Int64(count) <= readable else {
+            pastHead = true
+            return nil
+        }
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {

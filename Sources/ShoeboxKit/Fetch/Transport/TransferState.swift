@@ -461,7 +461,7 @@ final class TransferState {
         if let whole = endTracker.isComplete { return whole }
         guard let format = FormatSniffer.sniff(prefix) else { return true }
         if format.isTIFFBased, let file {
-            switch TIFFExtent.judge(path: file.path) {
+            switch TIFFExtent.judge(path: file.path, length: file.spill?.isSpilled == true ? bytes : nil) {
             case .whole: return true
             case .cut: return false
             case .unknown: return nil

@@ -8,7 +8,7 @@ port, prints the port on stdout, and serves each behaviour the tests need:
   /png/NAME, /html, /empty, /text, /status/CODE
   /flaky/KEY?status=503&times=1&retry_after=2     fails `times` times, then a photo
   /truncate-once/KEY, /truncate-always/KEY        body shorter than Content-Length
-  /big/KEY?size=N&cl=0|1&cut=C                    N bytes (JPEG magic + zeros), with or without Content-Length; the connection closed after C
+  /big/KEY?size=N&cl=0|1&cut=C&html=1             N bytes (JPEG magic + zeros; html=1: an HTML page), as image/jpeg, with or without Content-Length; the connection closed after C
   /stall/KEY                                      headers and a little body, then silence
   /redirect/N, /redirect-loop, /redirect-to?to=URL
   /versioned/KEY?change=0|1                       ETag "vN"; with change=1 every request gives new bytes
@@ -411,6 +411,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         chunk = b"\xff\xd8\xff\xe0" + b"\0" * 65532
+        if q.get("html") == "1":  # an HTML page sent as a JPEG
+            chunk = b"<!doctype html><html><body>" + b" " * (65536 - 27)
         sent = 0
         cut = int(q.get("cut", str(size)))
         try:
