@@ -112,6 +112,29 @@ final class MetadataBrokenInputTests: XCTestCase {
         XCTAssertEqual(metadata.gps?.altitude, -37.5, "\(metadata.warnings)")
     }
 
+    /// Stray bytes are skipped only so far: garbage past the limit, endless fill bytes or
+    /// 0xFF 0x00 pairs end the walk with a warning, and what was read before stays.
+    func testSkippingBetweenSegmentsIsBounded() throws {
+        typealias B = EXIFBytes
+        let jpeg = B.jpeg(tiff: B.tiff([B.entry(0x0112, 3, 1, B.le16(6))]))
+        let frame = try XCTUnwrap((2..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        let limit = JPEGContainer.maximumSkippedBytes
+        for (name, filler) in [("garbage", [UInt8](repeating: 0x20, count: limit + 1)),
+                               ("fill", [UInt8](repeating: 0xFF, count: limit + 2)),
+                               ("stuffed", (0...limit / 2).flatMap { _ in [UInt8]([0xFF, 0x00]) })] {
+            let metadata = try read(Array(jpeg[..<frame]) + filler + jpeg[frame...])
+            XCTAssertEqual(metadata.orientation, 6, name)
+            XCTAssertNil(metadata.width, name)
+            XCTAssertTrue(metadata.warnings.contains { $0.contains("headers damaged") }, "\(name): \(metadata.warnings)")
+        }
+        let justUnder = try read(Array(jpeg[..<frame]) + [UInt8](repeating: 0x20, count: limit) + jpeg[frame...])
+        XCTAssertEqual(justUnder.width, 40, "\(justUnder.warnings)")
+        let toTheEnd = try read(Array(jpeg[..<frame]) + [0x12, 0x34])
+        XCTAssertNil(toTheEnd.width)
+        XCTAssertTrue(toTheEnd.warnings.contains { $0.contains("truncated") }, "\(toTheEnd.warnings)")
+        XCTAssertThrowsError(try read([0xFF, 0xD8] + [UInt8](repeating: 0, count: 100)), "nothing read: damaged")
+    }
+
     func testZeroByteFile() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("empty.jpg")
         XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: Data()))

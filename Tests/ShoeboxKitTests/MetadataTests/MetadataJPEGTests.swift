@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import ShoeboxKit
 
@@ -34,6 +35,26 @@ final class MetadataJPEGTests: XCTestCase {
         XCTAssertNil(metadata.make)
         XCTAssertNil(metadata.gps)
         XCTAssertEqual(metadata.warnings, [])
+    }
+
+    /// Before, two stray bytes between segments ended the walk: the pixel size was lost
+    /// (exiftool skips them and reads the frame header; here 64 × 48 with its camera tags).
+    func testStrayBytesBetweenSegmentsAreSkippedAsExiftoolDoes() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("stray.jpg")
+        try MetadataFixtures.makeImage(url)
+        try MetadataFixtures.writeTags([(url, CameraTags.cameras[0])])
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let frame = try XCTUnwrap((2..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        bytes.insert(contentsOf: [0x00, 0x00], at: frame)
+        try Data(bytes).write(to: url)
+        let oracle = try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path])
+        XCTAssertEqual(oracle["ImageWidth"] as? Int, 64)
+        XCTAssertEqual(oracle["ImageHeight"] as? Int, 48)
+        let metadata = try MetadataReader.read(path: url.path)
+        XCTAssertEqual(metadata.width, 64)
+        XCTAssertEqual(metadata.height, 48)
+        XCTAssertEqual(metadata.warnings, ["JPEG has 2 stray bytes at byte \(frame) between segments; skipped to the next marker"])
+        assertMatchesExiftool(metadata, oracle)
     }
 
     /// --all lists the thumbnail pointers (left out of the block libexif parses) in IFD1.
