@@ -38,7 +38,8 @@ struct ExifFields {
         metadata.dateTimeOriginal = mainText("ExifIFD", 0x9003)
         metadata.createDate = mainText("ExifIFD", 0x9004)
         metadata.offsetTimeOriginal = mainText("ExifIFD", 0x9011)
-        if let orientation = mainNumber("IFD0", 0x0112) {
+        // IFD1 (the thumbnail's IFD) last: some writers put Orientation only there, and exiftool reports it then.
+        if let orientation = mainNumber("IFD0", 0x0112) ?? number("IFD1", 0x0112) {
             if (1...8).contains(orientation) {
                 metadata.orientation = Int(orientation)
             } else {

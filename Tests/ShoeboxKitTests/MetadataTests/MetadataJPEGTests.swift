@@ -57,6 +57,21 @@ final class MetadataJPEGTests: XCTestCase {
         assertMatchesExiftool(metadata, oracle)
     }
 
+    /// Before, an Orientation only in IFD1 was not read; exiftool reports it (6) when IFD0 has none.
+    func testOrientationOnlyInIFD1IsRead() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("ifd1-orientation.jpg")
+        try MetadataFixtures.makeImage(url)
+        // vips writes Orientation 1 into IFD0: remove it, and put 6 in IFD1.
+        try MetadataFixtures.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-IFD0:Orientation=", "-IFD1:Orientation#=6", url.path])
+        let oracle = try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path])
+        XCTAssertEqual(oracle["Orientation"] as? Int, 6)
+        let metadata = try MetadataReader.read(path: url.path, includeAllTags: true)
+        XCTAssertFalse(metadata.tags.contains { $0.group == "IFD0" && $0.name == "Orientation" }, "the fixture has none in IFD0")
+        XCTAssertEqual(metadata.orientation, 6)
+        XCTAssertEqual(metadata.warnings, [])
+        assertMatchesExiftool(metadata, oracle)
+    }
+
     /// --all lists the thumbnail pointers (left out of the block libexif parses) in IFD1.
     func testAllTagsListThumbnailPointersInIFD1() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("thumb.jpg")
