@@ -113,6 +113,23 @@ final class InspectCommandTests: XCTestCase {
         }
     }
 
+    /// An altitude without latitude and longitude is shown on its own, and under --json as
+    /// exiftool -n reports it (-123.5); before, it was not shown at all.
+    func testAltitudeWithoutAPositionIsShown() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("altitude.jpg")
+        _ = try tool("/usr/bin/vips", ["black", url.path, "32", "24", "--bands", "3"])
+        _ = try tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-GPSAltitude=123.5", "-GPSAltitudeRef#=1", url.path])
+        let block = try ShoeboxProcess.run(["inspect", url.path])
+        XCTAssertEqual(block.status, 0, block.stderr)
+        XCTAssertTrue(block.stdout.contains("  GPS          altitude -123.50 m, no position"), block.stdout)
+        let json = try ShoeboxProcess.run(["inspect", "--all", "--json", url.path])
+        let object = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
+        let reference = try tool("/usr/bin/exiftool", ["-json", "-n", "-GPSAltitude", url.path])
+        let expected = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(reference.utf8)) as? [[String: Any]])?.first)
+        XCTAssertEqual((expected["GPSAltitude"] as? NSNumber)?.doubleValue, -123.5)
+        XCTAssertEqual((object["GPSAltitude"] as? NSNumber)?.doubleValue, -123.5, "signed, not the raw tag's 123.5")
+    }
+
     func testAllGroupsTagsByIFDWithSpecificationNames() throws {
         let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", "--all", urls[0].path])

@@ -78,6 +78,29 @@ final class MetadataBrokenInputTests: XCTestCase {
         XCTAssertEqual(metadata.gps?.altitude, -50)
     }
 
+    /// Before, a malformed position (zero denominators) took the altitude with it; exiftool
+    /// still reports GPSAltitude (-125.5) beside its empty GPSLatitude and GPSLongitude.
+    func testAltitudeIsKeptBesideAMalformedPosition() throws {
+        typealias B = EXIFBytes
+        let gpsIFD = 8 + 2 + 12 + 4
+        let values = gpsIFD + 2 + 6 * 12 + 4
+        let gps = B.le16(6) + B.entry(1, 2, 2, Array("N".utf8) + [0]) + B.entry(2, 5, 3, B.le32(values))
+            + B.entry(3, 2, 2, Array("E".utf8) + [0]) + B.entry(4, 5, 3, B.le32(values + 24))
+            + B.entry(5, 1, 1, [1]) + B.entry(6, 5, 1, B.le32(values + 48)) + B.le32(0)
+            + B.rationals([(10, 0), (0, 0), (0, 0)]) + B.rationals([(20, 0), (0, 0), (0, 0)]) + B.rationals([(251, 2)])
+        let jpeg = B.jpeg(tiff: B.tiff([B.entry(0x8825, 4, 1, B.le32(gpsIFD))], tail: gps))
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("malformed-position.jpg")
+        try Data(jpeg).write(to: url)
+        let oracle = try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path])
+        XCTAssertEqual(oracle["GPSAltitude"] as? Double, -125.5)
+        XCTAssertEqual(oracle["GPSLatitude"] as? String, "", "exiftool has no number for it either")
+        let metadata = try MetadataReader.read(path: url.path)
+        XCTAssertNil(metadata.gps)
+        XCTAssertEqual(metadata.gpsAltitude, -125.5)
+        XCTAssertEqual(metadata.exiftoolFields.first { $0.key == "GPSAltitude" }?.value, .number(-125.5))
+        XCTAssertTrue(metadata.warnings.contains("EXIF: GPS latitude/longitude are malformed; position ignored"), "\(metadata.warnings)")
+    }
+
     /// Before, a tag in the other main IFD was not looked at: this photo had no capture time.
     func testTagsWrittenInTheOtherMainIFDAreRead() throws {
         typealias B = EXIFBytes

@@ -57,6 +57,22 @@ final class MetadataJPEGTests: XCTestCase {
         assertMatchesExiftool(metadata, oracle)
     }
 
+    /// Before, GPSAltitude was dropped when the file had no latitude and longitude; exiftool
+    /// reports it (-123.5: 123.5 m with the below-sea-level reference).
+    func testAltitudeWithoutAPositionIsReported() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("altitude.jpg")
+        try MetadataFixtures.makeImage(url)
+        try MetadataFixtures.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-GPSAltitude=123.5", "-GPSAltitudeRef#=1", url.path])
+        let oracle = try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path])
+        XCTAssertEqual(oracle["GPSAltitude"] as? Double, -123.5)
+        XCTAssertNil(oracle["GPSLatitude"])
+        let metadata = try MetadataReader.read(path: url.path)
+        XCTAssertNil(metadata.gps)
+        XCTAssertEqual(metadata.gpsAltitude, -123.5)
+        XCTAssertEqual(metadata.warnings, [])
+        assertMatchesExiftool(metadata, oracle)
+    }
+
     /// Before, an Orientation only in IFD1 was not read; exiftool reports it (6) when IFD0 has none.
     func testOrientationOnlyInIFD1IsRead() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("ifd1-orientation.jpg")
