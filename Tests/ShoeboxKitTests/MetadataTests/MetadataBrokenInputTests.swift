@@ -101,6 +101,49 @@ final class MetadataBrokenInputTests: XCTestCase {
         XCTAssertTrue(metadata.warnings.contains("EXIF: GPS latitude/longitude are malformed; position ignored"), "\(metadata.warnings)")
     }
 
+    /// The odd values of the tags exiftool converts, as exiftool reads them: a ShutterSpeedValue
+    /// stored unsigned is read signed (-5 gives 32 s), a zero denominator gives 0; an aperture
+    /// with a zero denominator ("Inf" to exiftool) is left out; GPSTimeStamp rounds its seconds
+    /// to 10 significant digits and keeps up to nine decimals; XP text ends at its first NUL.
+    func testConvertedTagsEdgeCasesAsExiftoolReadsThem() throws {
+        typealias B = EXIFBytes
+        let directory = try makeTemporaryDirectory(self)
+        let ucs2 = { (text: String) -> [UInt8] in text.utf16.flatMap { B.le16(Int($0)) } }
+        let title: [UInt8] = ucs2("Title") + [0, 0] + ucs2("after") + [0x78]
+        let cases: [(name: String, tiff: [UInt8], expected: [String: String])] = [
+            ("negative-apex", B.tiff(values: [(0x9201, 5, 1, B.le32(-5 & 0xFFFF_FFFF) + B.le32(1)), (0x9202, 5, 1, B.rationals([(3, 0)])),
+                                              (0x9205, 3, 1, B.le16(4)), (0x9C9B, 1, title.count, title)]),
+             ["ShutterSpeedValue": "32", "MaxApertureValue": "4", "XPTitle": "Title"]),
+            ("zero-denominator", B.tiff(values: [(0x9201, 10, 1, B.rationals([(3, 0)]))]), ["ShutterSpeedValue": "0"]),
+        ] + [("time-1", [(9, 1), (54, 1), (2825, 100)], "09:54:28.25"), ("time-2", [(23, 1), (59, 1), (4_294_967_279, 71_582_788)], "23:59:59.99999999"),
+             ("time-3", [(9, 1), (0, 1), (1, 3)], "09:00:00.333333333"), ("time-4", [(1, 2), (0, 1), (0, 1)], "00:30:00")].map { name, time, text in
+            let gpsIFD = 8 + 2 + 12 + 4
+            let gps = B.le16(1) + B.entry(7, 5, 3, B.le32(gpsIFD + 2 + 12 + 4)) + B.le32(0) + B.rationals(time)
+            return (name, B.tiff([B.entry(0x8825, 4, 1, B.le32(gpsIFD))], tail: gps), ["GPSTimeStamp": text])
+        }
+        let urls = try cases.map { item -> URL in
+            let url = directory.appendingPathComponent(item.name + ".jpg")
+            try Data(B.jpeg(tiff: item.tiff)).write(to: url)
+            return url
+        }
+        let json = try MetadataFixtures.run("/usr/bin/exiftool", ["-json", "-n", "-a", "-G1"] + urls.map(\.path))
+        let oracle = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        for (item, url) in zip(cases, urls) {
+            let theirs = try XCTUnwrap(oracle.first { $0["SourceFile"] as? String == url.path }, item.name)
+            let tags = try MetadataReader.read(path: url.path, includeAllTags: true).tags
+            for (key, expected) in item.expected {
+                let group = key == "GPSTimeStamp" ? "GPS" : "IFD0"
+                XCTAssertEqual(theirs["\(group):\(key)"].map { "\($0)" }, expected, "exiftool, \(item.name)")
+                // libexif names the ExifIFD tags in IFD0 by number; the value is what counts.
+                let id: UInt16 = ["ShutterSpeedValue": 0x9201, "MaxApertureValue": 0x9205, "XPTitle": 0x9C9B, "GPSTimeStamp": 7][key]!
+                XCTAssertEqual(tags.first { $0.group == group && $0.id == id }?.value, expected, "\(item.name) \(key)")
+            }
+        }
+        let first = try MetadataReader.read(path: urls[0].path, includeAllTags: true).tags
+        XCTAssertNil(first.first { $0.id == 0x9202 }, "exiftool says Inf: left out")
+        XCTAssertEqual(oracle.first { $0["SourceFile"] as? String == urls[0].path }?["IFD0:ApertureValue"] as? String, "Inf")
+    }
+
     /// Before, a tag in the other main IFD was not looked at: this photo had no capture time.
     func testTagsWrittenInTheOtherMainIFDAreRead() throws {
         typealias B = EXIFBytes

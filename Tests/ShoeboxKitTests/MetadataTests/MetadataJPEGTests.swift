@@ -88,6 +88,46 @@ final class MetadataJPEGTests: XCTestCase {
         assertMatchesExiftool(metadata, oracle)
     }
 
+    /// Tags exiftool converts even with -n are listed by --all with exiftool's value, not the raw
+    /// one (before: APEX numbers 7.966 / 2.971 / 1.696, "9 54 28.5", "01 02 03 00", UCS-2 byte lists).
+    func testAllTagsCarryExiftoolsValuesForTheTagsItConverts() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("converted.jpg")
+        try MetadataFixtures.makeImage(url)
+        try MetadataFixtures.run("/usr/bin/exiftool", ["-q", "-overwrite_original"] + Self.convertedTagArguments + [url.path])
+        let keys = ["ShutterSpeedValue", "ApertureValue", "MaxApertureValue", "GPSTimeStamp", "ComponentsConfiguration",
+                    "XPTitle", "XPComment", "XPAuthor", "XPKeywords", "XPSubject"]
+        let json = try MetadataFixtures.run("/usr/bin/exiftool", ["-json", "-n"] + keys.map { "-" + $0 } + [url.path])
+        let oracle = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first)
+        let tags = try MetadataReader.read(path: url.path, includeAllTags: true).tags
+        for key in keys {
+            let tag = try XCTUnwrap(tags.first { $0.name == key }, key)
+            switch oracle[key] {
+            case let text as String where Double(text) == nil:
+                XCTAssertEqual(tag.value, text, key)
+            case let expected:
+                // exiftool -json quotes a number with more than 16 decimals ("0.00399999999629052").
+                let number = try XCTUnwrap((expected as? NSNumber)?.doubleValue ?? (expected as? String).flatMap(Double.init), key)
+                XCTAssertEqual(tag.numbers.count, 1, key)
+                XCTAssertEqual(tag.numbers.first ?? .nan, number, accuracy: abs(number) * 1e-12, key)
+            }
+        }
+        // exiftool 12.57's values for this file.
+        let values = Dictionary(tags.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        XCTAssertEqual(values["ShutterSpeedValue"], "0.00399999999629052")
+        XCTAssertEqual(values["ApertureValue"], "2.80000000452162")
+        XCTAssertEqual(values["MaxApertureValue"], "1.80000000242677")
+        XCTAssertEqual(values["GPSTimeStamp"], "09:54:28.5")
+        XCTAssertEqual(values["ComponentsConfiguration"], "1 2 3 0")
+        XCTAssertEqual(values["XPTitle"], "Sunset über Zürich")
+        XCTAssertEqual(values["XPKeywords"], "sea;sky")
+    }
+
+    /// exiftool arguments writing the tags exiftool converts even with -n (vips writes ComponentsConfiguration).
+    static let convertedTagArguments = [
+        "-XPTitle=Sunset über Zürich", "-XPComment=A comment", "-XPAuthor=Ann", "-XPKeywords=sea;sky", "-XPSubject=Subj",
+        "-ShutterSpeedValue=0.004", "-ApertureValue=2.8", "-MaxApertureValue=1.8", "-GPSTimeStamp=09:54:28.5",
+    ]
+
     /// --all lists the thumbnail pointers (left out of the block libexif parses) in IFD1.
     func testAllTagsListThumbnailPointersInIFD1() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("thumb.jpg")
