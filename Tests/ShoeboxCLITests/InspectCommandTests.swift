@@ -113,6 +113,54 @@ final class InspectCommandTests: XCTestCase {
         }
     }
 
+    /// An altitude without latitude and longitude is shown on its own, and under --json as
+    /// exiftool -n reports it (-123.5); before, it was not shown at all.
+    func testAltitudeWithoutAPositionIsShown() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("altitude.jpg")
+        _ = try tool("/usr/bin/vips", ["black", url.path, "32", "24", "--bands", "3"])
+        _ = try tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-GPSAltitude=123.5", "-GPSAltitudeRef#=1", url.path])
+        let block = try ShoeboxProcess.run(["inspect", url.path])
+        XCTAssertEqual(block.status, 0, block.stderr)
+        XCTAssertTrue(block.stdout.contains("  GPS          altitude -123.50 m, no position"), block.stdout)
+        let json = try ShoeboxProcess.run(["inspect", "--all", "--json", url.path])
+        let object = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
+        let reference = try tool("/usr/bin/exiftool", ["-json", "-n", "-GPSAltitude", url.path])
+        let expected = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(reference.utf8)) as? [[String: Any]])?.first)
+        XCTAssertEqual((expected["GPSAltitude"] as? NSNumber)?.doubleValue, -123.5)
+        XCTAssertEqual((object["GPSAltitude"] as? NSNumber)?.doubleValue, -123.5, "signed, not the raw tag's 123.5")
+    }
+
+    /// With --all --json, every key also in `exiftool -json -n`'s object has exiftool's value: before,
+    /// ShutterSpeedValue, ApertureValue and MaxApertureValue were APEX numbers, GPSTimeStamp
+    /// "9 54 28.5", ComponentsConfiguration "01 02 03 00" and the XP tags lists of UCS-2 bytes.
+    func testAllJSONKeysSharedWithExiftoolHaveItsValues() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("converted.jpg")
+        _ = try tool("/usr/bin/vips", ["black", url.path, "32", "24", "--bands", "3"])
+        _ = try tool("/usr/bin/exiftool", ["-q", "-overwrite_original",
+            "-XPTitle=Sunset über Zürich", "-XPComment=A comment", "-XPAuthor=Ann", "-XPKeywords=sea;sky", "-XPSubject=Subj",
+            "-ShutterSpeedValue=0.004", "-ApertureValue=2.8", "-MaxApertureValue=1.8", "-GPSTimeStamp=09:54:28.5",
+            "-GPSLatitude=10", "-GPSLatitudeRef=N", "-GPSLongitude=20", "-GPSLongitudeRef=E", url.path])
+        let json = try ShoeboxProcess.run(["inspect", "--all", "--json", url.path])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let ours = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
+        let reference = try tool("/usr/bin/exiftool", ["-json", "-n", url.path])
+        let theirs = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(reference.utf8)) as? [[String: Any]])?.first)
+        let shared = Set(ours.keys).intersection(theirs.keys).subtracting(["SourceFile"])
+        for key in ["ShutterSpeedValue", "ApertureValue", "MaxApertureValue", "GPSTimeStamp", "ComponentsConfiguration",
+                    "XPTitle", "XPComment", "XPAuthor", "XPKeywords", "XPSubject"] {
+            XCTAssertTrue(shared.contains(key), key)
+        }
+        for key in shared.sorted() {
+            // exiftool -json quotes a number with more than 16 decimals ("0.00399999999629052").
+            let number = { (value: Any?) -> Double? in (value as? NSNumber)?.doubleValue ?? (value as? String).flatMap(Double.init) }
+            if let expected = number(theirs[key]), let value = number(ours[key]) {
+                XCTAssertEqual(value, expected, accuracy: abs(expected) * 1e-12, key)
+            } else {
+                XCTAssertEqual(ours[key] as? String, theirs[key] as? String, key)
+            }
+        }
+    }
+
     func testAllGroupsTagsByIFDWithSpecificationNames() throws {
         let urls = try photos().1
         let result = try ShoeboxProcess.run(["inspect", "--all", urls[0].path])

@@ -65,7 +65,7 @@ enum InspectPrinter {
         add("Taken", captureTime(metadata))
         add("Exposure", exposure(metadata))
         add("Orientation", metadata.orientation.map { "\(orientationWords($0)) (\($0))" })
-        add("GPS", metadata.gps.map(position))
+        add("GPS", metadata.gps.map(position) ?? metadata.altitudeWithoutPosition.map { "altitude " + fixed($0, places: 2) + " m, no position" })
         add("Software", metadata.software?.trimmingCharacters(in: .whitespaces))
         for warning in metadata.warnings { add("Warning", warning) }
         if includeAllTags {

@@ -75,10 +75,8 @@ enum ExifBlockReader {
                 let raw = Array(UnsafeBufferPointer(start: bytes, count: count * size))
                 guard let value = ExifValue(format: format, count: count, raw: raw, bigEndian: bigEndian) else { continue }
                 fields.values[ExifFields.Key(group: group.name, tag: tag)] = value
-                if includeAllTags {
-                    metadata.tags.append(ExifTag(
-                        group: group.name, name: tagName(tag, ifd: group.ifd), id: tag, value: value.displayText,
-                        numbers: value.numbers.compactMap { $0 }))
+                if includeAllTags, let listed = listedTag(group: group, tag: tag, format: format, value: value) {
+                    metadata.tags.append(listed)
                 }
             }
         }
@@ -90,17 +88,33 @@ enum ExifBlockReader {
     private static func addOmittedTags(_ omitted: [TIFFStructure.Omitted], to metadata: inout PhotoMetadata) {
         guard !omitted.isEmpty else { return }
         for tag in omitted {
-            guard let ifd = groups.first(where: { $0.name == tag.group })?.ifd else { continue }
-            let text = tag.value?.displayText ?? "(\(tag.byteCount) bytes, not decoded)"
+            guard let group = groups.first(where: { $0.name == tag.group }) else { continue }
+            if let value = tag.value {
+                if let listed = listedTag(group: group, tag: tag.tag, format: nil, value: value) { metadata.tags.append(listed) }
+                continue
+            }
             metadata.tags.append(ExifTag(
-                group: tag.group, name: tagName(tag.tag, ifd: ifd), id: tag.tag, value: text,
-                numbers: tag.value?.numbers.compactMap { $0 } ?? []))
+                group: tag.group, name: tagName(tag.tag, ifd: group.ifd), id: tag.tag, value: "(\(tag.byteCount) bytes, not decoded)"))
         }
         let order = Dictionary(uniqueKeysWithValues: groups.enumerated().map { ($0.element.name, $0.offset) })
         metadata.tags = metadata.tags.enumerated().sorted {
             let left = order[$0.element.group] ?? 99, right = order[$1.element.group] ?? 99
             return left != right ? left < right : $0.offset < $1.offset
         }.map(\.element)
+    }
+
+    /// The tag as `inspect --all` lists it: its value as exiftool -n prints it under that name
+    /// (ExiftoolTagValue), or nil to leave it out when there is no such value.
+    private static func listedTag(group: (ifd: ExifIfd, name: String), tag: UInt16, format: UInt32?, value: ExifValue) -> ExifTag? {
+        let name = tagName(tag, ifd: group.ifd)
+        switch ExiftoolTagValue.conversion(group: group.name, tag: tag, format: format, value: value) {
+        case .raw:
+            return ExifTag(group: group.name, name: name, id: tag, value: value.displayText, numbers: value.numbers.compactMap { $0 })
+        case .converted(let text, let numbers):
+            return ExifTag(group: group.name, name: name, id: tag, value: text, numbers: numbers)
+        case .leftOut:
+            return nil
+        }
     }
 
     /// The tag's name in the EXIF specification, or "Tag0xNNNN" when libexif does not know it.

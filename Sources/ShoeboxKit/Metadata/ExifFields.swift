@@ -38,7 +38,8 @@ struct ExifFields {
         metadata.dateTimeOriginal = mainText("ExifIFD", 0x9003)
         metadata.createDate = mainText("ExifIFD", 0x9004)
         metadata.offsetTimeOriginal = mainText("ExifIFD", 0x9011)
-        if let orientation = mainNumber("IFD0", 0x0112) {
+        // IFD1 (the thumbnail's IFD) last: some writers put Orientation only there, and exiftool reports it then.
+        if let orientation = mainNumber("IFD0", 0x0112) ?? number("IFD1", 0x0112) {
             if (1...8).contains(orientation) {
                 metadata.orientation = Int(orientation)
             } else {
@@ -49,12 +50,14 @@ struct ExifFields {
         metadata.fNumber = mainNumber("ExifIFD", 0x829D)
         metadata.iso = mainNumber("ExifIFD", 0x8827).flatMap { Int(exactly: $0.rounded()) }
         metadata.focalLength = mainNumber("ExifIFD", 0x920A)
-        metadata.gps = gpsPosition(warnings: &metadata.warnings)
+        let altitude = gpsAltitude()
+        metadata.gps = gpsPosition(altitude: altitude, warnings: &metadata.warnings)
+        // An altitude is a value of its own (exiftool reports it without a position too).
+        metadata.altitudeWithoutPosition = metadata.gps == nil ? altitude : nil
     }
 
-    /// Signed decimal degrees from the GPS IFD (south and west negative), altitude
-    /// negative below sea level.
-    private func gpsPosition(warnings: inout [String]) -> GPSPosition? {
+    /// Signed decimal degrees from the GPS IFD (south and west negative), with `altitude`.
+    private func gpsPosition(altitude: Double?, warnings: inout [String]) -> GPSPosition? {
         guard let latitudeValue = value("GPS", 0x0002), let longitudeValue = value("GPS", 0x0004) else { return nil }
         guard let latitude = degrees(latitudeValue), let longitude = degrees(longitudeValue),
               abs(latitude) <= 90, abs(longitude) <= 180 else {
@@ -63,13 +66,17 @@ struct ExifFields {
         }
         let south = text("GPS", 0x0001)?.uppercased().hasPrefix("S") ?? false
         let west = text("GPS", 0x0003)?.uppercased().hasPrefix("W") ?? false
-        var altitude = number("GPS", 0x0006)
-        // The references decide the sign, also for a value some writer stored signed already
+        return GPSPosition(latitude: south ? -abs(latitude) : latitude, longitude: west ? -abs(longitude) : longitude, altitude: altitude)
+    }
+
+    /// GPSAltitude in metres, negative below sea level.
+    private func gpsAltitude() -> Double? {
+        guard let metres = number("GPS", 0x0006) else { return nil }
+        // The reference decides the sign, also for a value some writer stored signed already
         // (SRATIONAL -50 with "below sea level" is 50 m below, not 50 m above).
         // The reference is a BYTE; some writers store it as the text "1".
         let belowSeaLevel = number("GPS", 0x0005) == 1 || text("GPS", 0x0005) == "1"
-        if let metres = altitude, belowSeaLevel { altitude = -abs(metres) }
-        return GPSPosition(latitude: south ? -abs(latitude) : latitude, longitude: west ? -abs(longitude) : longitude, altitude: altitude)
+        return belowSeaLevel ? -abs(metres) : metres
     }
 
     /// Degrees, minutes, seconds (any of them may be fractional) to decimal degrees.

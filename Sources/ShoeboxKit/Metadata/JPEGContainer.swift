@@ -1,22 +1,51 @@
 /// Walks JPEG marker segments from SOI up to SOS: the EXIF block is the first
 /// APP1 segment starting with "Exif\0\0", the pixel size comes from the first
 /// SOFn frame header. Entropy-coded data is never read.
+///
+/// Bytes that are not a marker between two segments (some writers leave a
+/// stray pair behind a segment) are skipped up to the next 0xFF, as exiftool
+/// does, with a warning; so are fill bytes (0xFF runs) and markers that have
+/// no segment.
 enum JPEGContainer {
+    /// At most this many bytes outside segments (stray and fill bytes, markers without a
+    /// segment) are stepped over in one file: a real file has a few, and a garbage file is
+    /// neither read to its end looking for a marker nor walked two bytes at a time.
+    static let maximumSkippedBytes = 64 * 1024
+    /// How many bytes one look for the next 0xFF reads at a time.
+    private static let strayScanChunk = 4096
+
     static func read(_ source: ByteSource) throws -> ContainerContents {
         var contents = ContainerContents(format: .jpeg)
         var offset = 2  // after SOI
+        var skipped = 0
         while true {
             guard let header = try source.exactly(at: offset, count: 2) else {
                 contents.warnings.append("JPEG headers end at byte \(offset) before the image data (file truncated)")
                 break
             }
             guard header[0] == 0xFF else {
-                contents.warnings.append("JPEG marker expected at byte \(offset), found 0x\(hex(header[0])); headers damaged")
-                break
+                guard let marker = try nextMarker(
+                    source, after: offset, found: header[0], budget: maximumSkippedBytes - skipped, into: &contents) else { break }
+                let count = marker - offset
+                contents.warnings.append(
+                    "JPEG has \(count) stray byte\(count == 1 ? "" : "s") at byte \(offset) between segments; skipped to the next marker")
+                skipped += count
+                offset = marker
+                continue
             }
             let marker = header[1]
-            if marker == 0xFF { offset += 1; continue }  // fill byte
-            if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { offset += 2; continue }
+            // A fill byte, or a marker without a length: SOI, TEM, RSTn, and 0x00 (a stuffed 0xFF,
+            // not a marker; exiftool steps over it).
+            let step = marker == 0xFF ? 1 : [0xD8, 0x01, 0x00].contains(marker) || (0xD0...0xD7).contains(marker) ? 2 : 0
+            if step > 0 {
+                skipped += step
+                guard skipped <= maximumSkippedBytes else {
+                    contents.warnings.append("JPEG has over \(maximumSkippedBytes) bytes outside segments before byte \(offset); headers damaged")
+                    break
+                }
+                offset += step
+                continue
+            }
             if marker == 0xD9 {
                 contents.warnings.append("JPEG ends (EOI) before any image data")
                 break
@@ -55,6 +84,25 @@ enum JPEGContainer {
             contents.warnings.append("no JPEG frame header (SOF) found: pixel size unknown")
         }
         return contents
+    }
+
+    /// The offset of the next 0xFF after the stray byte `found` at `start`, skipping no more
+    /// than `budget` bytes; nil (with a warning) when the file or the budget ends first.
+    private static func nextMarker(
+        _ source: ByteSource, after start: Int, found: UInt8, budget: Int, into contents: inout ContainerContents
+    ) throws -> Int? {
+        var offset = start
+        while offset - start <= budget {
+            let chunk = try source.bytes(at: offset, count: min(strayScanChunk, budget + 1 - (offset - start)))
+            if let index = chunk.firstIndex(of: 0xFF) { return offset + index }
+            offset += chunk.count
+            if chunk.isEmpty || offset >= source.size {
+                contents.warnings.append("JPEG marker expected at byte \(start), found 0x\(hex(found)) and no marker after it (file truncated or headers damaged)")
+                return nil
+            }
+        }
+        contents.warnings.append("JPEG marker expected at byte \(start), found 0x\(hex(found)) and no marker in the next \(budget) bytes; headers damaged")
+        return nil
     }
 
     private static func readAPP1(_ source: ByteSource, at offset: Int, length: Int, into contents: inout ContainerContents) throws {

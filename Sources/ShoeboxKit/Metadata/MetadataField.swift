@@ -24,7 +24,7 @@ public extension PhotoMetadata {
         add("FocalLength", focalLength)
         add("GPSLatitude", gps?.latitude)
         add("GPSLongitude", gps?.longitude)
-        add("GPSAltitude", gps?.altitude)
+        add("GPSAltitude", gpsAltitude)
         add("ImageWidth", width.map(Double.init))
         add("ImageHeight", height.map(Double.init))
         add("Software", software)

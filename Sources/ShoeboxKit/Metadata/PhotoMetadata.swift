@@ -58,6 +58,10 @@ public struct PhotoMetadata: Sendable, Equatable {
     /// Millimetres.
     public var focalLength: Double?
     public var gps: GPSPosition?
+    /// GPSAltitude of a file without a usable latitude and longitude (then `gps` is nil):
+    /// exiftool reports an altitude on its own. With a position it is `gps.altitude`, and
+    /// only a position is catalogued.
+    public var altitudeWithoutPosition: Double?
     /// Every tag read, in file order; filled only when asked for.
     public var tags: [ExifTag]
     /// Problems met while reading (broken offsets, truncation…); fields that
@@ -67,6 +71,11 @@ public struct PhotoMetadata: Sendable, Equatable {
     public init() {
         tags = []
         warnings = []
+    }
+
+    /// GPSAltitude in metres (negative below sea level), with or without a position.
+    public var gpsAltitude: Double? {
+        gps?.altitude ?? altitudeWithoutPosition
     }
 
     /// The first EXIF capture time written, as written, in `CaptureDate`'s order, for

@@ -78,6 +78,72 @@ final class MetadataBrokenInputTests: XCTestCase {
         XCTAssertEqual(metadata.gps?.altitude, -50)
     }
 
+    /// Before, a malformed position (zero denominators) took the altitude with it; exiftool
+    /// still reports GPSAltitude (-125.5) beside its empty GPSLatitude and GPSLongitude.
+    func testAltitudeIsKeptBesideAMalformedPosition() throws {
+        typealias B = EXIFBytes
+        let gpsIFD = 8 + 2 + 12 + 4
+        let values = gpsIFD + 2 + 6 * 12 + 4
+        let gps = B.le16(6) + B.entry(1, 2, 2, Array("N".utf8) + [0]) + B.entry(2, 5, 3, B.le32(values))
+            + B.entry(3, 2, 2, Array("E".utf8) + [0]) + B.entry(4, 5, 3, B.le32(values + 24))
+            + B.entry(5, 1, 1, [1]) + B.entry(6, 5, 1, B.le32(values + 48)) + B.le32(0)
+            + B.rationals([(10, 0), (0, 0), (0, 0)]) + B.rationals([(20, 0), (0, 0), (0, 0)]) + B.rationals([(251, 2)])
+        let jpeg = B.jpeg(tiff: B.tiff([B.entry(0x8825, 4, 1, B.le32(gpsIFD))], tail: gps))
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("malformed-position.jpg")
+        try Data(jpeg).write(to: url)
+        let oracle = try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path])
+        XCTAssertEqual(oracle["GPSAltitude"] as? Double, -125.5)
+        XCTAssertEqual(oracle["GPSLatitude"] as? String, "", "exiftool has no number for it either")
+        let metadata = try MetadataReader.read(path: url.path)
+        XCTAssertNil(metadata.gps)
+        XCTAssertEqual(metadata.gpsAltitude, -125.5)
+        XCTAssertEqual(metadata.exiftoolFields.first { $0.key == "GPSAltitude" }?.value, .number(-125.5))
+        XCTAssertTrue(metadata.warnings.contains("EXIF: GPS latitude/longitude are malformed; position ignored"), "\(metadata.warnings)")
+    }
+
+    /// The odd values of the tags exiftool converts, as exiftool reads them: a ShutterSpeedValue
+    /// stored unsigned is read signed (-5 gives 32 s), a zero denominator gives 0; an aperture
+    /// with a zero denominator ("Inf" to exiftool) is left out; GPSTimeStamp rounds its seconds
+    /// to 10 significant digits and keeps up to nine decimals; XP text ends at its first NUL.
+    func testConvertedTagsEdgeCasesAsExiftoolReadsThem() throws {
+        typealias B = EXIFBytes
+        let directory = try makeTemporaryDirectory(self)
+        let ucs2 = { (text: String) -> [UInt8] in text.utf16.flatMap { B.le16(Int($0)) } }
+        let title: [UInt8] = ucs2("Title") + [0, 0] + ucs2("after") + [0x78]
+        let cases: [(name: String, tiff: [UInt8], expected: [String: String])] = [
+            ("negative-apex", B.tiff(values: [(0x9201, 5, 1, B.le32(-5 & 0xFFFF_FFFF) + B.le32(1)), (0x9202, 5, 1, B.rationals([(3, 0)])),
+                                              (0x9205, 3, 1, B.le16(4)), (0x9C9B, 1, title.count, title)]),
+             ["ShutterSpeedValue": "32", "MaxApertureValue": "4", "XPTitle": "Title"]),
+            ("zero-denominator", B.tiff(values: [(0x9201, 10, 1, B.rationals([(3, 0)]))]), ["ShutterSpeedValue": "0"]),
+        ] + [("time-1", [(9, 1), (54, 1), (2825, 100)], "09:54:28.25"), ("time-2", [(23, 1), (59, 1), (4_294_967_279, 71_582_788)], "23:59:59.99999999"),
+             ("time-3", [(9, 1), (0, 1), (1, 3)], "09:00:00.333333333"), ("time-4", [(1, 2), (0, 1), (0, 1)], "00:30:00")].map { name, time, text in
+            let gpsIFD = 8 + 2 + 12 + 4
+            let gps = B.le16(1) + B.entry(7, 5, 3, B.le32(gpsIFD + 2 + 12 + 4)) + B.le32(0) + B.rationals(time)
+            return (name, B.tiff([B.entry(0x8825, 4, 1, B.le32(gpsIFD))], tail: gps), ["GPSTimeStamp": text])
+        }
+        let urls = try cases.map { item -> URL in
+            let url = directory.appendingPathComponent(item.name + ".jpg")
+            try Data(B.jpeg(tiff: item.tiff)).write(to: url)
+            return url
+        }
+        let json = try MetadataFixtures.run("/usr/bin/exiftool", ["-json", "-n", "-a", "-G1"] + urls.map(\.path))
+        let oracle = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        for (item, url) in zip(cases, urls) {
+            let theirs = try XCTUnwrap(oracle.first { $0["SourceFile"] as? String == url.path }, item.name)
+            let tags = try MetadataReader.read(path: url.path, includeAllTags: true).tags
+            for (key, expected) in item.expected {
+                let group = key == "GPSTimeStamp" ? "GPS" : "IFD0"
+                XCTAssertEqual(theirs["\(group):\(key)"].map { "\($0)" }, expected, "exiftool, \(item.name)")
+                // libexif names the ExifIFD tags in IFD0 by number; the value is what counts.
+                let id: UInt16 = ["ShutterSpeedValue": 0x9201, "MaxApertureValue": 0x9205, "XPTitle": 0x9C9B, "GPSTimeStamp": 7][key]!
+                XCTAssertEqual(tags.first { $0.group == group && $0.id == id }?.value, expected, "\(item.name) \(key)")
+            }
+        }
+        let first = try MetadataReader.read(path: urls[0].path, includeAllTags: true).tags
+        XCTAssertNil(first.first { $0.id == 0x9202 }, "exiftool says Inf: left out")
+        XCTAssertEqual(oracle.first { $0["SourceFile"] as? String == urls[0].path }?["IFD0:ApertureValue"] as? String, "Inf")
+    }
+
     /// Before, a tag in the other main IFD was not looked at: this photo had no capture time.
     func testTagsWrittenInTheOtherMainIFDAreRead() throws {
         typealias B = EXIFBytes
@@ -110,6 +176,29 @@ final class MetadataBrokenInputTests: XCTestCase {
         let metadata = try MetadataReader.read(bytes: tiff, name: "huge.tif", includeAllTags: true)
         XCTAssertEqual(metadata.tags.first { $0.name == "ImageDescription" }?.value, "(30000 bytes, not decoded)")
         XCTAssertEqual(metadata.gps?.altitude, -37.5, "\(metadata.warnings)")
+    }
+
+    /// Stray bytes are skipped only so far: garbage past the limit, endless fill bytes or
+    /// 0xFF 0x00 pairs end the walk with a warning, and what was read before stays.
+    func testSkippingBetweenSegmentsIsBounded() throws {
+        typealias B = EXIFBytes
+        let jpeg = B.jpeg(tiff: B.tiff([B.entry(0x0112, 3, 1, B.le16(6))]))
+        let frame = try XCTUnwrap((2..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        let limit = JPEGContainer.maximumSkippedBytes
+        for (name, filler) in [("garbage", [UInt8](repeating: 0x20, count: limit + 1)),
+                               ("fill", [UInt8](repeating: 0xFF, count: limit + 2)),
+                               ("stuffed", (0...limit / 2).flatMap { _ in [UInt8]([0xFF, 0x00]) })] {
+            let metadata = try read(Array(jpeg[..<frame]) + filler + jpeg[frame...])
+            XCTAssertEqual(metadata.orientation, 6, name)
+            XCTAssertNil(metadata.width, name)
+            XCTAssertTrue(metadata.warnings.contains { $0.contains("headers damaged") }, "\(name): \(metadata.warnings)")
+        }
+        let justUnder = try read(Array(jpeg[..<frame]) + [UInt8](repeating: 0x20, count: limit) + jpeg[frame...])
+        XCTAssertEqual(justUnder.width, 40, "\(justUnder.warnings)")
+        let toTheEnd = try read(Array(jpeg[..<frame]) + [0x12, 0x34])
+        XCTAssertNil(toTheEnd.width)
+        XCTAssertTrue(toTheEnd.warnings.contains { $0.contains("truncated") }, "\(toTheEnd.warnings)")
+        XCTAssertThrowsError(try read([0xFF, 0xD8] + [UInt8](repeating: 0, count: 100)), "nothing read: damaged")
     }
 
     func testZeroByteFile() throws {
