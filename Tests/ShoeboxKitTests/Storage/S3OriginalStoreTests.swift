@@ -488,6 +488,24 @@ final class S3OriginalStoreTests: SwiftS3TestCase {
         XCTAssertEqual(try store.pendingStaged(), [])
     }
 
+    /// With a shared prefix, an upload begun long ago that still takes parts is another
+    /// writer's large body streaming in: kept; one idle as long is a killed writer's: aborted.
+    func testASharedPrefixKeepsAnOldUploadThatStillTakesPartsAndAbortsAnIdleOne() throws {
+        let store = try makeStreamingStore(shared: true)
+        store.abandonedUploadAge = 2
+        let prefix = store.bucket.key(for: ".tmp") + "/"
+        let active = try client.createMultipartUpload(bucket: bucket, key: prefix + "active")
+        let idle = try client.createMultipartUpload(bucket: bucket, key: prefix + "idle")
+        _ = try client.uploadPart(bucket: bucket, key: prefix + "idle", uploadID: idle, partNumber: 1, data: bytes(1000))
+        _ = try client.uploadPart(bucket: bucket, key: prefix + "active", uploadID: active, partNumber: 1, data: bytes(1000))
+        sleep(4)
+        _ = try client.uploadPart(bucket: bucket, key: prefix + "active", uploadID: active, partNumber: 2, data: bytes(1000))
+        XCTAssertEqual(try store.remoteLeftovers().map(\.key), [prefix + "idle"])
+        XCTAssertEqual(try store.removePartialDownloads(), 1)
+        XCTAssertEqual(try uploads(under: prefix).map(\.key), [prefix + "active"])
+        try client.abortMultipartUpload(bucket: bucket, key: prefix + "active", uploadID: active)
+    }
+
     // MARK: Reading
 
     func testListPagesThroughMoreObjectsThanOnePage() throws {

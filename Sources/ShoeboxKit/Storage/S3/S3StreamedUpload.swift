@@ -5,8 +5,8 @@ import Foundation
 /// are known only once the body is complete and checked.
 ///
 /// The first `headLimit` bytes stay in the local staging file (the checks and the metadata
-/// reader read them there) and go up as part 1 once the body passes them; the rest is held
-/// one part at a time, each sent as soon as it is full. So the local disk holds at most the
+/// reader read them there) and go up from it as part 1 once the body passes them; the rest is
+/// held one part at a time, each sent as soon as it is full. So the local disk holds at most the
 /// head and memory one part, whatever the body's size. Parts are 8 MiB, doubling every 250
 /// parts up to 64 MiB (OpenStack Swift takes 1,000 parts: some 30 GB in all).
 ///
@@ -113,20 +113,38 @@ public final class S3StreamedUpload: BodySpill, @unchecked Sendable {
         if let uploadID { try? client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID) }
     }
 
-    /// Starts the upload with the head, read back from the staging file, as part 1.
+    /// Starts the upload with the head as part 1, streamed from the staging file (read once to
+    /// hash it, then sent and hashed again on the way: `S3FileSlice`), so it is never held in
+    /// memory.
     private func begin() throws {
+        let head = try hashHead()
+        uploadID = try client.createMultipartUpload(bucket: bucket, key: key)
+        parts.append(try client.uploadPart(bucket: bucket, key: key, uploadID: uploadID!, partNumber: 1,
+                                           file: S3FileSlice(path: headPath, length: headLimit, sha256: head)))
+        sentBytes = headLimit
+    }
+
+    /// The SHA-256 of the head, which also goes into the whole body's hash; throws unless the
+    /// file holds all of it.
+    private func hashHead() throws -> String {
         let fd = open(headPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw POSIXFileError(path: headPath, operation: "open", code: errno) }
         defer { close(fd) }
-        var head = Data(count: Int(headLimit))
-        let got = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
-        guard got == Int(headLimit) else {
-            if got < 0 { throw POSIXFileError(path: headPath, operation: "read", code: errno) }
-            throw S3StoreError.shortRead(path: headPath)
+        let part = SHA256Hasher()
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+        defer { chunk.deallocate() }
+        var read: Int64 = 0
+        while read < headLimit {
+            let got = pread(fd, chunk.baseAddress!, Int(min(Int64(chunk.count), headLimit - read)), off_t(read))
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw POSIXFileError(path: headPath, operation: "read", code: errno) }
+            guard got > 0 else { throw S3StoreError.shortRead(path: headPath) }
+            let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<got])
+            part.update(bytes)
+            hasher.update(bytes)
+            read += Int64(got)
         }
-        uploadID = try client.createMultipartUpload(bucket: bucket, key: key)
-        buffer = head
-        try sendBuffer()
+        return part.finalizeHex()
     }
 
     private func sendBuffer() throws {
