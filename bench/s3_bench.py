@@ -238,6 +238,8 @@ def bench_set(name, args, work, corpus, port, folder, count, endpoint, log, swif
     table = {  # tool: (command for a prefix, cwd, env, uses S3)
         "shoebox-local": (shoebox(args.shoebox, False), None, s3env, False),
         "shoebox-s3": (shoebox(args.shoebox, True), None, s3env, True),
+        **({"shoebox-s3-staged": (shoebox(args.shoebox, True), None, dict(s3env, SHOEBOX_STREAM_ABOVE=args.stream_above), True)}
+           if args.stream_above else {}),
         "rclone": (lambda prefix: ["rclone", "copy", "--transfers", "16", "--checkers", "16", src,
                                    f"s3:{BUCKET}/{prefix}"], None, renv, True),
         # The access key has a colon: credentials go in the URL, the colon percent-encoded.
@@ -317,6 +319,7 @@ def main():
     ap.add_argument("--small", type=int, default=1000, help="files of the small set; 0 runs the big set only")
     ap.add_argument("--large", type=int, default=0, help="bodies of the large set (streamed into multipart uploads); 0: none")
     ap.add_argument("--large-mb", type=int, default=200, help="MB of each large body")
+    ap.add_argument("--stream-above", default="", help="also run shoebox-s3-staged: shoebox into S3 with SHOEBOX_STREAM_ABOVE set to this size")
     args = ap.parse_args()
     for tool in ("rclone", "curl", "nginx", "/usr/bin/time"):
         if not shutil.which(tool):

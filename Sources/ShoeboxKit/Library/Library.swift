@@ -175,9 +175,11 @@ public final class Library: @unchecked Sendable {
         case .objectStore(let url):
             guard url.hasPrefix("s3://") else { throw LibraryError.unsupportedStore(url: url) }
             let environment = configuration.environment.isEmpty ? ProcessInfo.processInfo.environment : configuration.environment
-            return try S3OriginalStore(location: S3Location(parsing: url), configuration: S3Configuration.fromEnvironment(environment),
-                                       layout: configuration.layout, creating: !reading,
-                                       staging: staging, sharedPrefix: configuration.catalog.isShared)
+            let store = try S3OriginalStore(location: S3Location(parsing: url), configuration: S3Configuration.fromEnvironment(environment),
+                                            layout: configuration.layout, creating: !reading,
+                                            staging: staging, sharedPrefix: configuration.catalog.isShared)
+            store.streamingThreshold = configuration.streamingThreshold
+            return store
         }
     }
 }

@@ -38,6 +38,15 @@ extension LibraryConfiguration {
         LibraryRecovery.staleReservationAge(requested: seconds("SHOEBOX_STALE_RESERVATION_SECONDS"), retryBound: catalogRetryBound)
     }
 
+    /// Bodies larger than this stream from the network into an object store's multipart upload
+    /// (`S3OriginalStore.streamingThreshold`); smaller ones are staged whole in the library
+    /// folder first. SHOEBOX_STREAM_ABOVE (a size as --max-size takes it, at least 5M), else 8 MiB.
+    public var streamingThreshold: Int64 {
+        let minimum = Int64(S3MultipartUpload.minimumPartSize)
+        guard let text = environment["SHOEBOX_STREAM_ABOVE"], let size = ByteSize.parse(text) else { return 8 << 20 }
+        return max(minimum, size)
+    }
+
     /// A variable's value as seconds: a finite number, 0 or more; nil when unset or not one.
     private func seconds(_ name: String) -> Double? {
         guard let value = environment[name].flatMap(Double.init), value.isFinite, value >= 0 else { return nil }

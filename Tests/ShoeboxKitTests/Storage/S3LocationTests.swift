@@ -90,3 +90,23 @@ final class S3LocationTests: XCTestCase {
         XCTAssertEqual(S3URIEncoding.decodeListingValue("a+b%2Bc%20%C3%A9%zz"), "a b+c é%zz")
     }
 }
+
+/// SHOEBOX_STREAM_ABOVE: where a library's S3 store starts streaming bodies into uploads.
+final class StreamingThresholdTests: XCTestCase {
+    private func threshold(_ value: String?) throws -> Int64? {
+        var environment = ["AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s", "AWS_ENDPOINT_URL": "http://127.0.0.1:9"]
+        environment["SHOEBOX_STREAM_ABOVE"] = value
+        let layout = LibraryLayout(root: try makeTemporaryDirectory(self).path + "/library")
+        let configuration = LibraryConfiguration(layout: layout, store: .objectStore(url: "s3://bucket/prefix"), environment: environment)
+        let store = try XCTUnwrap(try Library.unchecked(configuration).store() as? S3OriginalStore)
+        XCTAssertEqual(store.streamingThreshold, configuration.streamingThreshold)
+        return store.streamingThreshold
+    }
+
+    func testTheThresholdComesFromTheEnvironmentWithItsFloor() throws {
+        XCTAssertEqual(try threshold(nil), 8 << 20, "8 MiB by default")
+        XCTAssertEqual(try threshold("64M"), 64 << 20)
+        XCTAssertEqual(try threshold("1M"), 5 << 20, "never below S3's smallest part")
+        XCTAssertEqual(try threshold("lots"), 8 << 20, "not a size: the default")
+    }
+}
