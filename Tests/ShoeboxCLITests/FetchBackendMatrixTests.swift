@@ -197,6 +197,8 @@ class FetchBackendMatrixTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue((again.record(url)?["warnings"] as? [String] ?? []).contains { $0.hasPrefix("restored") }, again.stdout)
         XCTAssertEqual(try runner.contents(of: path), bytes)
+        // The summary counts what was put back (it said "0 B stored").
+        XCTAssertTrue(again.stderr.contains("1 restored; \(ByteSize.format(Int64(bytes.count))) stored"), again.stderr)
         try runner.assertConsistent()
     }
 

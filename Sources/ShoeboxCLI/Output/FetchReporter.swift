@@ -139,6 +139,7 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         }
         let order: [FetchOutcome] = [.stored, .duplicate, .unchanged, .skipped, .failed, .rejected]
         let counts = order.compactMap { outcome in summary.counts[outcome].map { "\($0) \(outcome.rawValue)" } }
+            + (summary.restored > 0 ? ["\(summary.restored) restored"] : [])
             + (summary.interrupted > 0 ? ["\(summary.interrupted) interrupted"] : [])
             + (summary.notStarted > 0 ? ["\(summary.notStarted) not started"] : [])
         var text = Counted.text(summary.total, "URL") + ": " + (counts.isEmpty ? "nothing to do" : counts.joined(separator: ", "))

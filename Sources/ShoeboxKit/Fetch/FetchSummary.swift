@@ -18,6 +18,9 @@ public struct FetchSummary: Sendable {
     /// Originals recorded but not yet in place (their upload or move failed): the next run
     /// finishes them, and this run does not count as all good.
     public var notInPlace = 0
+    /// Catalogued originals whose missing file was put back with bytes downloaded again
+    /// (`--refresh`); their bytes count as stored.
+    public var restored = 0
 
     public init() {}
 
@@ -28,6 +31,8 @@ public struct FetchSummary: Sendable {
     mutating func add(_ result: FetchResult) {
         counts[result.outcome, default: 0] += 1
         if result.notInPlace != nil { notInPlace += 1 }
-        if result.outcome == .stored { bytes += result.bytes ?? 0 }
+        let restored = result.restoredOriginal && result.notInPlace == nil
+        if restored { self.restored += 1 }
+        if result.outcome == .stored || restored { bytes += result.bytes ?? 0 }
     }
 }
