@@ -112,15 +112,11 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
             }
         }
         let referenced = Set(try staging.stagedReferences().map(\.reference))
-        var token: String?
-        repeat {
-            let page = try client.listObjectsV2(bucket: bucket.bucket, prefix: stagingPrefix, continuationToken: token, maxKeys: listPage)
-            for object in page.objects where !referenced.contains(object.key) {
-                if sharedPrefix, (object.lastModified ?? Date()) > cutoff { continue }
-                found.append(RemoteLeftover(key: object.key, uploadID: nil))
-            }
-            token = page.nextContinuationToken
-        } while token != nil
+        try eachObject(under: stagingPrefix) { object in
+            guard !referenced.contains(object.key) else { return }
+            if sharedPrefix, (object.lastModified ?? Date()) > cutoff { return }
+            found.append(RemoteLeftover(key: object.key, uploadID: nil))
+        }
         return found
     }
 
@@ -379,15 +375,21 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     }
 
     public func list(under folder: String, _ each: (StoredOriginal) throws -> Void) throws {
-        let prefix = bucket.key(for: folder) + "/"
         let strip = bucket.listingPrefix
+        try eachObject(under: bucket.key(for: folder) + "/") { object in
+            guard object.key.hasPrefix(strip) else { return }
+            try each(StoredOriginal(path: String(object.key.dropFirst(strip.count)), bytes: object.size,
+                                    modified: object.lastModified?.timeIntervalSince1970 ?? 0))
+        }
+    }
+
+    /// Every object whose key starts with `prefix`, page by page (`listPage` at a time); a
+    /// server that gives the same continuation token twice is an error, not an endless loop.
+    private func eachObject(under prefix: String, _ each: (S3ObjectSummary) throws -> Void) throws {
         var token: String?
         repeat {
             let page = try client.listObjectsV2(bucket: bucket.bucket, prefix: prefix, continuationToken: token, maxKeys: listPage)
-            for object in page.objects where object.key.hasPrefix(strip) {
-                try each(StoredOriginal(path: String(object.key.dropFirst(strip.count)), bytes: object.size,
-                                        modified: object.lastModified?.timeIntervalSince1970 ?? 0))
-            }
+            for object in page.objects { try each(object) }
             if let next = page.nextContinuationToken, next == token {
                 throw S3Error.invalidResponse("listing \(prefix) gave the same continuation token twice")
             }
