@@ -202,6 +202,117 @@ class FetchBackendMatrixTests: XCTestCase {
         try runner.assertConsistent()
     }
 
+    /// Replaces the bytes of the original at `path` with `bytes` (an edit, bit rot): in the
+    /// bucket as a plain upload would, in the folder through a writable mode put back after.
+    private func damage(_ path: String, with bytes: Data) throws {
+        if let store = runner.store {
+            try store.client.putObject(bucket: store.bucket, key: store.key(path), data: bytes)
+            return
+        }
+        let file = runner.library.appendingPathComponent(path).path
+        chmod(file, 0o644)
+        try bytes.write(to: URL(fileURLWithPath: file))
+        chmod(file, 0o444)
+    }
+
+    private func remove(_ path: String) throws {
+        if let store = runner.store { return try store.client.deleteObject(bucket: store.bucket, key: store.key(path)) }
+        try FileManager.default.removeItem(at: runner.library.appendingPathComponent(path))
+    }
+
+    /// "… kept at damaged/STAMP/originals/…" in `text`: where a damaged file was kept.
+    private func keptAt(_ text: String) -> String? {
+        guard let range = text.range(of: "kept at ") else { return nil }
+        return text[range.upperBound...].split(whereSeparator: { $0 == ")" || $0 == ";" || $0 == " " }).first.map(String.init)
+    }
+
+    private func verify(_ extra: [String]) throws -> (status: Int32, findings: [[String: Any]], stderr: String) {
+        let result = try ShoeboxProcess.run(["verify", "--json", "--library", runner.library.path] + runner.backendArguments + extra,
+                                            environment: runner.backendEnvironment)
+        return (result.status, FetchRunner.parseLines(result.stdout), result.stderr)
+    }
+
+    func testRefreshPutsBackADamagedOriginalAndKeepsTheDamagedFile() throws {
+        // The server would answer 304 to a revalidation; the copy in the library is what changed.
+        let url = server.url("/photo/kept.jpg?seed=kept&etag=e1")
+        let first = try runner.fetch([url])
+        let path = try XCTUnwrap(first.record(url)?["path"] as? String)
+        let bytes = try runner.contents(of: path)
+        let damaged = Data(repeating: 0x41, count: bytes.count)
+        try damage(path, with: damaged)
+        let again = try runner.fetch([url], ["--refresh"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertNotEqual(again.record(url)?["http_status"] as? Int, 304, "a damaged copy is asked for whole")
+        let warnings = again.record(url)?["warnings"] as? [String] ?? []
+        XCTAssertTrue(warnings.contains { $0.hasPrefix("restored") && $0.contains("held other bytes") }, again.stdout)
+        XCTAssertEqual(try runner.contents(of: path), bytes)
+        let aside = try XCTUnwrap(warnings.compactMap(keptAt).first, again.stdout)
+        XCTAssertTrue(aside.hasPrefix("damaged/") && aside.hasSuffix("/" + path), aside)
+        XCTAssertEqual(try runner.contents(of: aside), damaged, "the damaged bytes are kept, not deleted")
+        XCTAssertTrue(again.stderr.contains("1 restored"), again.stderr)
+        XCTAssertTrue(again.stderr.contains("held other bytes than those recorded"), again.stderr)
+        try runner.assertConsistent()
+    }
+
+    func testVerifyRepairPutsBackWhatItCanFromTheSourcesAndNeverReplacesGoodBytes() throws {
+        let gone = server.url("/photo/gone.jpg?seed=gone"), changed = server.url("/photo/changed.jpg?seed=changed")
+        let cut = server.url("/photo/cut.jpg?seed=cut"), moving = server.url("/versioned/moving?change=1")
+        let intact = server.url("/photo/intact.jpg?seed=intact")
+        let urls = [gone, changed, cut, moving, intact]
+        let first = try runner.fetch(urls)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        var paths: [String: String] = [:], bytes: [String: Data] = [:]
+        for url in urls {
+            paths[url] = try XCTUnwrap(first.record(url)?["path"] as? String)
+            bytes[url] = try runner.contents(of: paths[url]!)
+        }
+        try remove(paths[gone]!)
+        var flipped = bytes[changed]!
+        flipped[flipped.count / 2] ^= 0xFF
+        try damage(paths[changed]!, with: flipped)
+        try damage(paths[cut]!, with: bytes[cut]!.prefix(100))
+        let movingDamaged = Data(bytes[moving]!.reversed())
+        try damage(paths[moving]!, with: movingDamaged)
+        func inode(_ url: String) throws -> Int? {
+            let file = runner.library.appendingPathComponent(paths[url]!).path
+            return try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int
+        }
+        let intactBefore = runner.store == nil ? try inode(intact) : nil
+
+        let repair = try verify(["--repair"])
+        XCTAssertEqual(repair.status, 1, "the original whose server now sends other bytes is left broken: " + repair.stderr)
+        func finding(_ url: String) -> [String: Any]? { repair.findings.first { $0["path"] as? String == paths[url] } }
+        for url in [gone, changed, cut] {
+            XCTAssertEqual(finding(url)?["kind"] as? String, "repaired", "\(url): \(repair.findings)")
+            XCTAssertEqual(finding(url)?["severity"] as? String, "notice")
+            XCTAssertTrue((finding(url)?["detail"] as? String ?? "").contains("put back from " + url), "\(finding(url) ?? [:])")
+            XCTAssertEqual(try runner.contents(of: paths[url]!), bytes[url], url)
+        }
+        XCTAssertNil(keptAt(finding(gone)?["detail"] as? String ?? ""), "nothing to keep of a missing file")
+        for (url, damaged) in [(changed, flipped), (cut, bytes[cut]!.prefix(100))] {
+            let aside = try XCTUnwrap(keptAt(finding(url)?["detail"] as? String ?? ""), "\(finding(url) ?? [:])")
+            XCTAssertEqual(try runner.contents(of: aside), damaged, "the damaged bytes are kept at \(aside)")
+        }
+        XCTAssertEqual(finding(moving)?["kind"] as? String, "hash-mismatch")
+        let why = finding(moving)?["detail"] as? String ?? ""
+        XCTAssertTrue(why.contains("not repaired: " + moving) && why.contains("other bytes"), why)
+        XCTAssertEqual(try runner.contents(of: paths[moving]!), movingDamaged, "bytes are replaced only by the right ones")
+        XCTAssertNil(finding(intact))
+        XCTAssertTrue(repair.stderr.contains("3 originals repaired, 1 not repaired"), repair.stderr)
+        if runner.store == nil {
+            XCTAssertEqual(try inode(intact), intactBefore, "an intact original is left alone")
+            for url in [gone, changed, cut] {
+                let mode = try FileManager.default.attributesOfItem(atPath: runner.library.appendingPathComponent(paths[url]!).path)[.posixPermissions] as? Int
+                XCTAssertEqual(mode, 0o444, "put back read-only")
+            }
+        }
+        // Repaired stays repaired; only the original no source can give back is still reported.
+        let after = try verify([])
+        XCTAssertEqual(after.status, 1)
+        XCTAssertEqual(after.findings.filter { $0["severity"] as? String == "problem" }.compactMap { $0["path"] as? String },
+                       [paths[moving]!], "\(after.findings)")
+    }
+
     func testAFetchKilledMidRunLosesNothingAndARerunCompletes() throws {
         let count = 60
         let urls = (0..<count).map { server.url("/slow/kill-\($0)?delay=0.03&seed=\($0)") }

@@ -14,6 +14,7 @@ public enum VerifyCommand: Command {
             OptionSpec("json", help: "Print one JSON object per problem on stdout."),
             OptionSpec("jobs", short: "j", .value("N"), help: "Files checked at once.", default: "the number of cores"),
             OptionSpec("wait", help: "Wait for a running writer to finish, and keep writers out while checking."),
+            OptionSpec("repair", help: "Put back originals found missing, cut short or changed, from their recorded sources."),
         ],
         discussion: """
         For every original in the catalog: the file exists, is read-only, has the recorded size and SHA-256, and its EXIF
@@ -23,7 +24,15 @@ public enum VerifyCommand: Command {
         Problems are printed one per line on stdout as 'KIND PATH: DETAIL'; the summary goes to stderr.
         Verify runs beside a writer (fetch, thumbs, reindex) without taking the library lock: it checks one snapshot of
         the catalog, and says on stderr what it left unchecked (originals added since, the writer's temp files).
-        Exit status: 0 no problems, 1 problems found, 2 usage, 3 catalog kept busy, 4 library or catalog unusable, 130 interrupted.
+        With --repair, each original found missing, cut short or changed is fetched again from its recorded sources
+        (newest first, each URL in turn, never a conditional request) and put back only when its SHA-256 is the catalogued
+        one: staged and synced first, then moved into place read-only. The damaged file is kept, never deleted, under
+        damaged/STAMP/ beside originals/ (in the bucket too); an original that holds its recorded bytes is never
+        replaced. An original with a file:// source (imported) is restored from that file when it still holds the same
+        bytes. Each repair is printed as a 'repaired' notice saying from where; what could not be repaired stays a
+        problem saying why each source failed. --repair takes the writer's lock (with --wait, waits for it).
+        Exit status: 0 no problems (or all repaired), 1 problems found (or left unrepaired), 2 usage, 3 catalog kept busy,
+        4 library or catalog unusable, 130 interrupted.
         """
     )
 
@@ -38,9 +47,11 @@ public enum VerifyCommand: Command {
         verifier.waitForLock = arguments.flag("wait")
         if console.stderrIsTerminal { verifier.progress = progressLine(console) }
         console.progress("verify: checking \(layout.root)…")
-        let report: VerifyReport
+        var report: VerifyReport
         do {
             report = try verifier.run()
+            console.clearProgress()
+            if arguments.flag("repair") { try repair(&report, configuration: configuration, wait: arguments.flag("wait"), console: console) }
         } catch {
             console.clearProgress()
             return LibraryFailure.status(for: error, command: "verify", console: console)
@@ -51,8 +62,34 @@ public enum VerifyCommand: Command {
             console.out(json ? jsonLine(finding) : TerminalText.oneLine(finding.line))
         }
         console.note(summary(report) + "\n")
+        if arguments.flag("repair") {
+            console.note("verify: \(Counted.text(report.repaired, "original")) repaired, \(report.notRepaired) not repaired\n")
+        }
         if let note = besideWriter(report) { console.note(note + "\n") }
         return report.isClean ? ExitStatus.success : ExitStatus.someFailed
+    }
+
+    /// Puts back what `report` found missing or damaged (`OriginalRepairer`), as a writer.
+    private static func repair(_ report: inout VerifyReport, configuration: LibraryConfiguration, wait: Bool, console: Console) throws {
+        let broken = report.findings.filter { VerifyReport.repairableKinds.contains($0.kind) }.compactMap(\.sha256)
+        guard !broken.isEmpty else { return }
+        let library = try Library.openForWriting(configuration, creating: false, waiting: Library.Waiting(wait: wait, onWait: { holder in
+            console.note("verify: waiting for \(holder ?? "another writer") to finish before repairing…\n")
+        }))
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
+        try library.recover(catalog: catalog)
+        let records = try broken.compactMap { try catalog.original(sha256: $0) }
+        var repairer = OriginalRepairer(library: library, catalog: catalog)
+        var done = 0
+        repairer.progress = { _ in
+            done += 1
+            console.progress("verify: repairing \(done)/\(records.count)…")
+        }
+        console.progress("verify: repairing \(records.count) original(s)…")
+        let outcomes = try repairer.run(records)
+        console.clearProgress()
+        report.apply(outcomes)
     }
 
     /// "verify: 1234/5000 originals, 2.1 GiB hashed, 1.4 GiB/s", at most five times a second.

@@ -35,7 +35,9 @@ final class FetchReporter: FetchObserver, @unchecked Sendable {
         }
         if result.restoredOriginal && verbosity != .quiet {
             console.clearProgress()
-            console.note("restored \(TerminalText.visible(result.path ?? "")): its file was missing from the library; \(url) put it back\n")
+            let what = result.damagedCopy.map { "its file held other bytes than those recorded (kept at \(TerminalText.visible($0)))" }
+                ?? "its file was missing from the library"
+            console.note("restored \(TerminalText.visible(result.path ?? "")): \(what); \(url) put it back\n")
         }
         guard !result.outcome.isSuccess else { return }
         console.clearProgress()

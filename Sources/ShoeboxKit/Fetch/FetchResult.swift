@@ -24,6 +24,8 @@ public struct FetchResult: Sendable {
     public var notInPlace: String?
     /// Whether these bytes put back the missing file of an original the catalog knew.
     public var restoredOriginal = false
+    /// Where the damaged bytes an original held were kept when these put it back (`DamagedCopy`).
+    public var damagedCopy: String?
     /// A failure handed back to the shared work queue, to be retried after this many seconds.
     public var retryAfter: Double?
     /// Downloaded but not recorded: the run stopped first (the URL is to be fetched again).

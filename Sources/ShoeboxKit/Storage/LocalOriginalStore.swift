@@ -204,6 +204,18 @@ public final class LocalOriginalStore: LocallyStagedStore, @unchecked Sendable {
         }
     }
 
+    public func setAside(path: String, to aside: String) throws {
+        let components = aside.split(separator: "/").map(String.init)
+        guard components.count >= 2, let name = components.last else { throw storeError(layout.absolute(aside), "set aside", EINVAL) }
+        try openFolders.withLock { folders in
+            let folder = try openFolder(components.dropLast(), in: &folders)
+            guard shim_renameat_noreplace(layout.absolute(path), folder, name) == 0 else {
+                throw storeError(layout.absolute(aside), "set aside", errno)
+            }
+            fsync(folder)
+        }
+    }
+
     public func location(of path: String) -> String {
         layout.absolute(path)
     }

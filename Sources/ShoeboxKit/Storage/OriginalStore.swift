@@ -54,6 +54,10 @@ public protocol OriginalStore: UploadStaging {
     func list(under folder: String, _ each: (StoredOriginal) throws -> Void) throws
     /// Removes the original at `path` (prune, repair); no error when it is already gone.
     func remove(path: String) throws
+    /// Moves the original at `path` to `aside` (a path relative to the library, outside
+    /// originals/: `DamagedCopy.path`), never replacing anything there: a damaged original
+    /// is kept, not deleted, when its right bytes are put back (`OriginalPutBack`).
+    func setAside(path: String, to aside: String) throws
     /// Whether `exists` is a local call (a file's stat) rather than a request: a new
     /// original's name is then also checked against files the catalog does not know. A
     /// remote store's prefix belongs to one library (`StoreBinding`), so the catalog's paths

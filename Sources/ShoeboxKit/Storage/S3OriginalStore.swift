@@ -178,7 +178,8 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
         let contentType = ImageFormat.mimeType(forPath: path)
         if let staged = staging.stagedReference(sha256) {
             // Streamed into the bucket already (and checked against `sha256` then): copied server side.
-            try copy(staged, to: key, contentType: contentType, sha256: sha256)
+            let size = try client.headObject(bucket: bucket.bucket, key: staged).size
+            try copy(staged, size: size, to: key, contentType: contentType, metadata: ["sha256": sha256], sha256: sha256)
             discardStaged(sha256: sha256)
             return .created
         }
@@ -186,6 +187,16 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
         try upload(file: file, key: key, contentType: contentType, sha256: sha256)
         staging.discardStaged(sha256: sha256)
         return .created
+    }
+
+    /// Copied with its metadata (`copy`), then deleted: a copy that fails leaves the original
+    /// where it was.
+    public func setAside(path: String, to aside: String) throws {
+        let key = bucket.key(for: path), asideKey = bucket.key(for: aside)
+        guard try head(asideKey) == nil else { throw S3StoreError.occupied(location: location(of: aside)) }
+        guard let object = try head(key) else { return }
+        try copy(key, size: object.size, to: asideKey, contentType: object.contentType, metadata: object.metadata, sha256: nil)
+        try client.deleteObject(bucket: bucket.bucket, key: key)
     }
 
     /// Uploads the file at `file` as `key`: one PUT when small, else a multipart upload
@@ -231,14 +242,12 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
     /// ones are read back and uploaded again in parts. Settable for tests.
     public var singleCopyLimit: Int64 = 5 << 30
 
-    /// Copies the staged object `source` to `key` with the original's metadata: server side in
+    /// Copies the object `source` (of `size` bytes) to `key` with `metadata`: server side in
     /// one request, or above `singleCopyLimit` streamed through this process into a multipart
-    /// upload (memory: one part), completed only when what went through hashes to `sha256`.
-    /// (UploadPartCopy would spare the round trip, but libcurl 7.88 signs its two
+    /// upload (memory: one part), completed only when what went through hashes to `sha256`
+    /// (when given). (UploadPartCopy would spare the round trip, but libcurl 7.88 signs its two
     /// x-amz-copy-source headers in the wrong order, and Swift refuses the signature.)
-    private func copy(_ source: String, to key: String, contentType: String, sha256: String) throws {
-        let metadata = ["sha256": sha256]
-        let size = try client.headObject(bucket: bucket.bucket, key: source).size
+    private func copy(_ source: String, size: Int64, to key: String, contentType: String?, metadata: [String: String], sha256: String?) throws {
         guard size > singleCopyLimit else {
             try client.copyObject(sourceBucket: bucket.bucket, sourceKey: source, bucket: bucket.bucket, key: key,
                                   metadataDirective: .replace, contentType: contentType, metadata: metadata)
@@ -253,7 +262,7 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
                 hasher.update(bytes)
                 try upload.append(bytes)
             }
-            guard hasher.finalizeHex() == sha256 else { throw S3StoreError.contentChanged(path: location(ofKey: source), sha256: sha256) }
+            if let sha256, hasher.finalizeHex() != sha256 { throw S3StoreError.contentChanged(path: location(ofKey: source), sha256: sha256) }
             try upload.complete()
         } catch {
             try? upload.abort()

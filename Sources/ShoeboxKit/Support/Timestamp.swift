@@ -12,6 +12,11 @@ public enum Timestamp {
         format(time, "%Y:%m:%d %H:%M:%S")
     }
 
+    /// For names: "20261130T010203Z" (UTC), sorting as time does.
+    public static func compact(_ time: time_t = time(nil)) -> String {
+        format(time, "%Y%m%dT%H%M%SZ")
+    }
+
     private static func format(_ time: time_t, _ pattern: String) -> String {
         var t = time
         var parts = tm()

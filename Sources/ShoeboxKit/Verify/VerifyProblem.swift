@@ -34,6 +34,9 @@ public struct VerifyProblem: Sendable, Equatable, Codable {
         /// Notice: with a shared catalog, an original a writer put in place at a path it had
         /// reserved, then stopped before recording; the next writer removes it.
         case abandonedPublish = "abandoned-publish"
+        /// Notice (`verify --repair`): an original found missing or damaged, put back with its
+        /// recorded bytes (or found intact again).
+        case repaired
     }
 
     public enum Severity: String, Sendable, Codable {
@@ -58,7 +61,7 @@ public struct VerifyProblem: Sendable, Equatable, Codable {
 
     public var severity: Severity {
         switch kind {
-        case .leftoverTemp, .pendingPublish, .abandonedPublish: return .notice
+        case .leftoverTemp, .pendingPublish, .abandonedPublish, .repaired: return .notice
         default: return .problem
         }
     }

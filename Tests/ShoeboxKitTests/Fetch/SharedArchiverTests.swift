@@ -31,6 +31,7 @@ final class InterleavingStore: OriginalStore, @unchecked Sendable {
     func withLocalFile<T>(path: String, _ body: (String) throws -> T) throws -> T { try base.withLocalFile(path: path, body) }
     func list(under folder: String, _ each: (StoredOriginal) throws -> Void) throws { try base.list(under: folder, each) }
     func remove(path: String) throws { try base.remove(path: path) }
+    func setAside(path: String, to aside: String) throws { try base.setAside(path: path, to: aside) }
     var existenceIsCheap: Bool { base.existenceIsCheap }
     var publishConcurrency: Int { base.publishConcurrency }
     func location(of path: String) -> String { base.location(of: path) }

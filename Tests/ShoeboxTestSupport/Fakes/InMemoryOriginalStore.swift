@@ -175,5 +175,11 @@ public final class InMemoryOriginalStore: OriginalStore, @unchecked Sendable {
     }
 
     public func remove(path: String) throws { locked { _ = originals.removeValue(forKey: path) } }
+    public func setAside(path: String, to aside: String) throws {
+        try locked {
+            guard originals[aside] == nil else { throw Failure(description: "\(aside) is taken") }
+            originals[aside] = originals.removeValue(forKey: path)
+        }
+    }
     public func location(of path: String) -> String { "memory:" + path }
 }

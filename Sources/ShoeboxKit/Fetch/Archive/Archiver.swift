@@ -175,7 +175,7 @@ final class Archiver {
                 if previous?.sha256 == nil, item.recordedURL != item.url { previous = try retry.run { try catalog.source(of: item) } }
                 results[body.result].outcome = previous?.sha256 == body.sha256 ? .unchanged : .duplicate
                 fill(&results[body.result], with: existing)
-                try restoreIfMissing(existing, from: body.file, &results[body.result])
+                try restoreIfBroken(existing, from: body.file, &results[body.result])
                 open.remove(body.result)
             } else if !firstOfContent.insert(body.sha256).inserted {
                 copies.append(body)
@@ -256,16 +256,23 @@ final class Archiver {
         return paths.map { $0! }
     }
 
-    /// Puts back the file of a catalogued original that is gone from the library (deleted
-    /// by hand, lost to a disk) with the same bytes, just downloaded; drops them otherwise.
-    private func restoreIfMissing(_ original: OriginalRecord, from file: StagingFile, _ result: inout FetchResult) throws {
-        guard restoring[original.sha256] == nil, !(try store.exists(path: original.path)) else {
+    /// Puts back a catalogued original that is gone from the library (deleted by hand, lost to
+    /// a disk) or holds other bytes (bit rot, an edit) with the same content, just downloaded
+    /// (`OriginalPutBack`, at publish: damaged bytes are kept aside); drops it otherwise.
+    private func restoreIfBroken(_ original: OriginalRecord, from file: StagingFile, _ result: inout FetchResult) throws {
+        guard restoring[original.sha256] == nil else {
+            store.discard(file)
+            return
+        }
+        let present = try store.info(path: original.path)
+        if let present, present.bytes == original.bytes, try store.contentMatches(path: original.path, sha256: original.sha256) {
             store.discard(file)
             return
         }
         try store.stage(file, sha256: original.sha256)
         restoring[original.sha256] = original.path
-        result.warnings.append("restored: \(original.path) was missing from the library; these bytes put it back")
+        result.warnings.append("restored: " + (present == nil ? "\(original.path) was missing from the library"
+            : "\(original.path) held other bytes than those recorded") + "; these bytes put it back")
         result.restoredOriginal = true
     }
 
@@ -316,8 +323,9 @@ final class Archiver {
             throw error
         }
         // Committed: from here a crash is finished by recovery, so publishing errors only warn.
-        let (publishErrors, _, unavailable) = publishBatch()
+        let (publishErrors, _, unavailable, asides) = publishBatch()
         for var result in results {
+            noteAside(&result, asides)
             if let sha = result.sha256, let problem = publishErrors[sha], result.outcome == .stored || restoring[sha] != nil {
                 result.warnings.append("recorded but not yet in place (\(problem)); the next run finishes it")
                 result.notInPlace = problem
@@ -328,25 +336,44 @@ final class Archiver {
         if let error = unavailable { throw error }
     }
 
-    /// Publishes the batch's staged content side by side: the problems by hash, and the
-    /// first error that says the store is unavailable.
-    private func publishBatch() -> (errors: [String: String], created: Set<String>, unavailable: Error?) {
-        let published = newOriginals.map { ($0.sha256, $0.path) } + restoring.map { ($0.key, $0.value) }
+    /// Publishes the batch's staged content side by side (originals restored through
+    /// `OriginalPutBack`): the problems by hash, the hashes newly put in place, the first error
+    /// that says the store is unavailable, and where damaged bytes a restore replaced were kept.
+    private func publishBatch() -> (errors: [String: String], created: Set<String>, unavailable: Error?, asides: [String: String]) {
+        let published = newOriginals.map { ($0.sha256, $0.path, false) } + restoring.map { ($0.key, $0.value, true) }
         let errors = LockedBox([String: String]())
         let created = LockedBox(Set<String>())
         let unavailable = LockedBox<Error?>(nil)
+        let asides = LockedBox([String: String]())
         nonisolated(unsafe) let store = store
         // An upload waits on the network: a remote store's are made side by side.
         ParallelLoop.run(count: published.count, jobs: min(store.publishConcurrency, published.count)) { index in
-            let (sha256, path) = published[index]
+            let (sha256, path, restores) = published[index]
             do {
-                if try store.publish(sha256: sha256, to: path) == .created { created.update { _ = $0.insert(sha256) } }
+                if restores {
+                    switch try OriginalPutBack.run(store: store, sha256: sha256, path: path) {
+                    case .created: created.update { _ = $0.insert(sha256) }
+                    case .alreadyPresent: break
+                    case .replaced(let aside):
+                        created.update { _ = $0.insert(sha256) }
+                        asides.update { $0[sha256] = aside }
+                    }
+                } else if try store.publish(sha256: sha256, to: path) == .created {
+                    created.update { _ = $0.insert(sha256) }
+                }
             } catch {
                 errors.update { $0[sha256] = "\(error)" }
                 if (error as? StoreUnavailable)?.storeIsUnavailable == true { unavailable.update { $0 = $0 ?? error } }
             }
         }
-        return (errors.current, created.current, unavailable.current)
+        return (errors.current, created.current, unavailable.current, asides.current)
+    }
+
+    /// Says where the damaged bytes a restore replaced were kept.
+    private func noteAside(_ result: inout FetchResult, _ asides: [String: String]) {
+        guard result.restoredOriginal, let sha256 = result.sha256, let aside = asides[sha256] else { return }
+        result.warnings.append("the damaged file is kept at \(aside)")
+        result.damagedCopy = aside
     }
 
     /// `flush` for a shared catalog: publish, then commit what was published.
@@ -358,7 +385,7 @@ final class Archiver {
             reportBatch(failedWith: error)
             throw error
         }
-        let (publishErrors, created, unavailable) = publishBatch()
+        let (publishErrors, created, unavailable, asides) = publishBatch()
         for sha256 in publishErrors.keys { store.discardStaged(sha256: sha256) }
         // Not in place, so not recorded: the URL stays to be fetched again.
         let kept = newOriginals.filter { publishErrors[$0.sha256] == nil }
@@ -411,13 +438,14 @@ final class Archiver {
             if let path = stagedPaths[sha256], created.contains(sha256), path != existing.path { try? store.remove(path: path) }
         }
         for var result in results {
+            noteAside(&result, asides)
             if let sha = result.sha256, let problem = publishErrors[sha], result.outcome == .stored || restoring[sha] != nil {
                 if result.outcome == .stored {
                     result.outcome = .failed
                     result.reason = "could not store in \(store.displayName): \(problem)"
                     result.path = nil
                 } else {
-                    result.warnings.append("could not put the missing original back (\(problem))")
+                    result.warnings.append("could not put the original back (\(problem))")
                     result.notInPlace = problem
                 }
             } else if let sha = result.sha256, let existing = catalogued[sha], result.outcome == .stored {
