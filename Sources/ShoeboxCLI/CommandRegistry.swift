@@ -2,6 +2,7 @@
 public enum CommandRegistry {
     public static var commands: [any Command.Type] { [
         FetchCommand.self,
+        ImportCommand.self,
         InspectCommand.self,
         ThumbsCommand.self,
         GalleryCommand.self,

@@ -57,6 +57,23 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
         throw error(folder, "create a staging file in", EEXIST)
     }
 
+    /// A staging file that is a hard link to `source` (`import --link`): the original will be
+    /// the source file itself, made read-only (which the source shares). Throws the errno of
+    /// a link that cannot be made (EXDEV: another file system).
+    public func makeStagingLink(to source: String) throws -> StagingFile {
+        let path = folder + "/" + UUID().uuidString.lowercased() + Self.partialSuffix
+        guard link(source, path) == 0 else { throw POSIXFileError(path: source, operation: "link", code: errno) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            let code = errno
+            unlink(path)
+            throw POSIXFileError(path: source, operation: "open", code: code)
+        }
+        fchmod(fd, 0o444)
+        live.withLock { _ = $0.insert(path) }
+        return StagingFile(path: path, descriptor: fd)
+    }
+
     public func discard(_ file: StagingFile) {
         guard live.withLock({ $0.remove(file.path) }) != nil else { return }
         close(file.descriptor)

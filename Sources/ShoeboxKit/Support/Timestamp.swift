@@ -12,6 +12,18 @@ public enum Timestamp {
         format(time, "%Y:%m:%d %H:%M:%S")
     }
 
+    /// HTTP's date form (RFC 9110 IMF-fixdate), e.g. "Mon, 30 Nov 2026 01:02:03 GMT": how a
+    /// local file's time is recorded beside downloads' Last-Modified. (C locale names.)
+    public static func httpDate(_ time: time_t) -> String {
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        var t = time
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return days[Int(parts.tm_wday)] + ", " + String(format: "%02d ", parts.tm_mday) + months[Int(parts.tm_mon)]
+            + " " + format(time, "%Y %H:%M:%S") + " GMT"
+    }
+
     /// For names: "20261130T010203Z" (UTC), sorting as time does.
     public static func compact(_ time: time_t = time(nil)) -> String {
         format(time, "%Y%m%dT%H%M%SZ")

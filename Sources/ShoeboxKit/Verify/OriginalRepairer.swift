@@ -163,35 +163,20 @@ public struct OriginalRepairer {
         guard Int64(info.st_size) == record.bytes else {
             throw RepairSourceError(reason: "the file changed: \(info.st_size) bytes where \(record.bytes) were recorded")
         }
-        let file = try store.makeStagingFile()
-        let hasher = SHA256Hasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        var copied: Int64 = 0
-        while true {
-            let got = read(input, buffer.baseAddress!, buffer.count)
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else {
-                let reason = String(cString: strerror(errno))
-                store.discard(file)
-                throw RepairSourceError(reason: reason)
+        let copy: StagingCopy
+        do {
+            copy = try StagingCopy.copy(from: input, into: store, library: library.layout.root)
+        } catch {
+            switch error {
+            case .source(let reason): throw RepairSourceError(reason: reason)
+            case .library(let failure): throw failure
             }
-            if got == 0 { break }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<got])
-            hasher.update(chunk)
-            guard POSIXWrite.all(chunk, to: file.descriptor) else {
-                let code = errno
-                store.discard(file)
-                if code == ENOSPC || code == EDQUOT { throw LibraryError.diskFull(path: library.layout.root) }
-                throw POSIXFileError(path: file.path, operation: "write", code: code)
-            }
-            copied += Int64(got)
         }
-        let sha256 = hasher.finalizeHex()
-        guard sha256 == record.sha256, copied == record.bytes else {
-            store.discard(file)
-            throw RepairSourceError(reason: "the file changed: its SHA-256 is \(sha256)")
+        guard copy.sha256 == record.sha256, copy.bytes == record.bytes else {
+            store.discard(copy.file)
+            throw RepairSourceError(reason: "the file changed: its SHA-256 is \(copy.sha256)")
         }
+        let file = copy.file, sha256 = copy.sha256
         try store.stage(file, sha256: sha256)
         try store.syncStaged()
         return try putBack(record, source: source, store: store)

@@ -224,6 +224,10 @@ final class Archiver {
         } catch {
             result.warnings.append("metadata: \(error)")
         }
+        if let local = body.transfer.localFile {
+            let dated = CaptureDate.forFile(metadata: metadata, modified: local.modified)
+            return (metadata, dated, LibraryPathPlanner.stem(fileName: local.path, sha256: body.sha256))
+        }
         let dated = CaptureDate.forDownload(metadata: metadata, lastModified: body.transfer.lastModified)
         let stem = LibraryPathPlanner.stem(url: result.url, sha256: body.sha256, contentDisposition: body.transfer.contentDisposition)
         return (metadata, dated, stem)

@@ -20,6 +20,12 @@ struct LibraryPathPlanner {
         return String(sha256.prefix(12))
     }
 
+    /// The file name stem for a local file (`import`): its own name's, else the first 12 hex
+    /// digits of the hash.
+    static func stem(fileName path: String, sha256: String) -> String {
+        FileNameSanitizer.stem(fromFileName: String(path.split(separator: "/").last ?? "")) ?? String(sha256.prefix(12))
+    }
+
     /// The `choice`th name for a new original in `folder`: NAME.EXT first, then NAME-2.EXT,
     /// NAME-3.EXT… (the next is taken when a name is: see `Archiver`).
     static func candidate(folder: String, stem: String, fileExtension: String, choice: Int) -> String {

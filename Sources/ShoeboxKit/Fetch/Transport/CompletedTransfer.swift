@@ -1,3 +1,5 @@
+import Foundation
+
 /// The end of a transfer after all its attempts, handed from the transfer engine to the archiver.
 public struct CompletedTransfer: Sendable {
     public enum Body: Sendable {
@@ -28,4 +30,8 @@ public struct CompletedTransfer: Sendable {
     /// A failure to retry after this many seconds, handed back to a shared work queue rather
     /// than waited for here (`FetchOptions.handOffRetriesLongerThan`).
     public var retryAfter: Double? = nil
+    /// For a local file brought in by `import`: its path, whose name names the original, and
+    /// its modification time, which dates it when its metadata does not (`CaptureDate.forFile`),
+    /// as Last-Modified dates a download.
+    public var localFile: (path: String, modified: time_t)? = nil
 }
