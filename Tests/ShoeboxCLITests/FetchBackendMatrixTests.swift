@@ -313,6 +313,33 @@ class FetchBackendMatrixTests: XCTestCase {
                        [paths[moving]!], "\(after.findings)")
     }
 
+    func testImportArchivesLocalPhotosUnderTheSameRulesAndAFetchedPhotoIsADuplicate() throws {
+        let url = server.url("/photo/fetched.jpg?seed=shared&date=2018:01:02%2003:04:05")
+        XCTAssertEqual(try runner.fetch([url]).status, 0)
+        let folder = runner.workDirectory.appendingPathComponent("card-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try server.get("/photo/fetched.jpg?seed=shared&date=2018:01:02%2003:04:05").write(to: folder.appendingPathComponent("same.jpg"))
+        let own = try server.get("/photo/x.jpg?seed=own&date=2017:05:06%2007:08:09")
+        try own.write(to: folder.appendingPathComponent("DSC_0001.JPG"))
+        func runImport() throws -> (status: Int32, records: [[String: Any]], stderr: String) {
+            let result = try ShoeboxProcess.run(["import", folder.path, "--json", "--library", runner.library.path] + runner.backendArguments,
+                                                environment: runner.backendEnvironment)
+            return (result.status, FetchRunner.parseLines(result.stdout), result.stderr)
+        }
+        let first = try runImport()
+        XCTAssertEqual(first.status, 0, first.stderr)
+        func outcome(_ name: String, in records: [[String: Any]]) -> String? {
+            records.first { $0["source"] as? String == folder.appendingPathComponent(name).path }?["outcome"] as? String
+        }
+        XCTAssertEqual(outcome("same.jpg", in: first.records), "duplicate")
+        XCTAssertEqual(outcome("DSC_0001.JPG", in: first.records), "stored")
+        XCTAssertEqual(try runner.contents(of: "originals/2017/05/06/DSC_0001.jpg"), own)
+        let again = try runImport()
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("2 unchanged"), again.stderr)
+        try runner.assertConsistent()
+    }
+
     func testAFetchKilledMidRunLosesNothingAndARerunCompletes() throws {
         let count = 60
         let urls = (0..<count).map { server.url("/slow/kill-\($0)?delay=0.03&seed=\($0)") }

@@ -147,9 +147,10 @@ public final class ImportRun: @unchecked Sendable {
                 continue
             }
             var files: [(String, stat)] = []
+            var unnamed: [String] = []
             let unreadable = DirectoryWalker.walk(root) { entry in
                 guard let name = String(validating: entry.relativePath, as: UTF8.self) else {
-                    files.append((root + "/" + DirectoryWalker.shown(entry.relativePath), entry.info))
+                    unnamed.append(root + "/" + DirectoryWalker.shown(entry.relativePath))
                     return
                 }
                 let path = root + "/" + name
@@ -160,6 +161,12 @@ public final class ImportRun: @unchecked Sendable {
                 let shown = folder.relativePath.isEmpty ? root : root + "/" + DirectoryWalker.shown(folder.relativePath)
                 onNotice?("\(shown)/: cannot be listed (\(String(cString: strerror(folder.code)))); the photos in it were not imported")
                 summary.failed += 1
+            }
+            for path in unnamed {
+                summary.failed += 1
+                onResult?(FetchResult(url: path, origin: path, outcome: .failed,
+                                      reason: "its name is not UTF-8 (stray bytes shown as \\xNN), which the catalog cannot record; "
+                                        + "rename it to UTF-8 (e.g. `convmv`) and import again"))
             }
             files.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
             for (path, info) in files where !consider(path, info, visit) { return }
