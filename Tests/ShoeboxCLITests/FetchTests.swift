@@ -84,6 +84,24 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(try catalog.allOriginals().map(\.datedBy), [.lastModified, .fetchTime])
     }
 
+    func testAnOriginalsFileTimeIsLastModifiedElseItsCaptureTimeElseTheDownloadTime() throws {
+        // A photo dated by EXIF but served with an older Last-Modified: the header wins (as curl -R).
+        let served = server.url("/photo/served.jpg?seed=t1&date=2021:05:06%2007:08:09&lm=Tue,%2003%20Mar%202015%2010:00:00%20GMT")
+        let captured = server.url("/photo/captured.jpg?seed=t2&date=2021:05:06%2007:08:09")
+        let undated = server.url("/photo/undated.jpg?seed=t3")
+        let before = time(nil)
+        let output = try runner.fetch([served, captured, undated])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        func modified(_ url: String) throws -> time_t {
+            var info = stat()
+            XCTAssertEqual(stat(runner.library.appendingPathComponent(try XCTUnwrap(output.record(url)?["path"] as? String)).path, &info), 0)
+            return info.st_mtim.tv_sec
+        }
+        XCTAssertEqual(try modified(served), 1_425_376_800)  // 2015-03-03 10:00:00 UTC
+        XCTAssertEqual(try modified(captured), 1_620_284_889)  // 2021-05-06 07:08:09, read as UTC (no OffsetTimeOriginal)
+        XCTAssertGreaterThanOrEqual(try modified(undated), before)
+    }
+
     func testContentTypeAndSniffingRules() throws {
         let urls = [
             "declaredPNG": server.url("/photo/a?seed=a&ct=image/png"),

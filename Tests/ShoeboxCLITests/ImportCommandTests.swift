@@ -79,6 +79,10 @@ final class ImportCommandTests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), bytes)
             XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int, 0o444)
         }
+        // The source file's time is kept.
+        var kept = stat()
+        stat(library.appendingPathComponent("originals/2020/09/13/IMG_0002.jpg").path, &kept)
+        XCTAssertEqual(kept.st_mtim.tv_sec, 1_600_000_000)
         let catalog = try catalog()
         defer { catalog.close() }
         XCTAssertEqual(try catalog.original(path: "originals/2020/09/13/IMG_0002.jpg")?.datedBy, .fileTime)

@@ -44,6 +44,45 @@ public struct CaptureDate: Sendable, Equatable {
         return CaptureDate(takenAt: Timestamp.exif(modified), source: .fileTime)
     }
 
+    // MARK: The original's file time
+
+    /// The modification time a new original's file gets: the response's Last-Modified when it
+    /// is plausible (as `wget` and `curl -R` keep it), else the capture time of an EXIF-dated
+    /// photo (at its OffsetTimeOriginal when recorded, else read as UTC), else nil: the file
+    /// keeps the time it was downloaded. (`import` keeps the source file's time instead.)
+    public static func fileTime(lastModified: String?, dated: CaptureDate, offset: String?, now: time_t = time(nil)) -> time_t? {
+        if let lastModified, let time = lastModifiedTime(lastModified, now: now) { return time }
+        guard dated.source == .exif else { return nil }
+        return seconds(of: dated.takenAt, offset: offset)
+    }
+
+    /// "YYYY:MM:DD HH:MM:SS" at `offset` ("+HH:MM"; UTC without one) as seconds since 1970.
+    static func seconds(of takenAt: String, offset: String?) -> time_t? {
+        let fields = takenAt.split(whereSeparator: { $0 == ":" || $0 == " " }).compactMap { Int32($0) }
+        guard fields.count == 6 else { return nil }
+        var parts = tm()
+        parts.tm_year = fields[0] - 1900
+        parts.tm_mon = fields[1] - 1
+        parts.tm_mday = fields[2]
+        parts.tm_hour = fields[3]
+        parts.tm_min = fields[4]
+        parts.tm_sec = fields[5]
+        var time = timegm(&parts)
+        if let offset, offset.count == 6, let sign = offset.first, "+-".contains(sign),
+           let hours = Int(offset.dropFirst().prefix(2)), let minutes = Int(offset.suffix(2)), hours <= 14, minutes < 60 {
+            time -= time_t((sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60))
+        }
+        return time
+    }
+
+    /// The file time of a catalogued original whose bytes are put back (`OriginalPutBack`): the
+    /// response's Last-Modified when plausible, else the time it was dated by (capture, server,
+    /// file or download time, whichever `datedBy` says), as it had when first stored.
+    public static func fileTime(of original: OriginalRecord, lastModified: String?) -> time_t? {
+        if let lastModified, let time = lastModifiedTime(lastModified, now: time(nil)) { return time }
+        return original.takenAt.flatMap { seconds(of: $0, offset: nil) }
+    }
+
     // MARK: EXIF
 
     /// The EXIF dates that may date a photo, as written, in the order they are tried:

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A file being downloaded into the store's staging area: all of the body for a local
 /// store; for a remote one, the first `spill.headLimit` bytes, the rest streamed into
 /// `spill`.
@@ -11,6 +13,14 @@ public struct StagingFile: Sendable, Hashable {
         self.path = path
         self.descriptor = descriptor
         self.spill = spill
+    }
+
+    /// Sets the file's modification time (the original's file time: `CaptureDate.fileTime`);
+    /// the access time is left as it is.
+    func setModified(_ time: time_t) {
+        // (1 << 30) - 2 is UTIME_OMIT.
+        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: time, tv_nsec: 0)]
+        futimens(descriptor, &times)
     }
 
     public static func == (lhs: StagingFile, rhs: StagingFile) -> Bool {

@@ -119,6 +119,7 @@ public struct OriginalRepairer {
             case .received(let file, let sha256, let bytes, _):
                 if sha256 == record.sha256, failure == nil {
                     do {
+                        if let time = CaptureDate.fileTime(of: record, lastModified: transfer.lastModified) { file.setModified(time) }
                         try store.stage(file, sha256: sha256)
                         try store.syncStaged()
                         outcomes[index] = try putBack(record, source: url, store: store)

@@ -144,4 +144,19 @@ final class CaptureDateTests: XCTestCase {
         bytes += text(dateTimeOriginal) + text(createDate)
         return bytes
     }
+
+    func testAnOriginalsFileTimeIsLastModifiedElseTheCaptureTimeAtItsOffsetElseNone() {
+        let exif = CaptureDate(takenAt: "2021:05:06 07:08:09", source: .exif)
+        XCTAssertEqual(CaptureDate.fileTime(lastModified: "Tue, 03 Mar 2015 10:00:00 GMT", dated: exif, offset: "+02:00"), 1_425_376_800)
+        XCTAssertEqual(CaptureDate.fileTime(lastModified: nil, dated: exif, offset: nil), 1_620_284_889)
+        XCTAssertEqual(CaptureDate.fileTime(lastModified: nil, dated: exif, offset: "+02:00"), 1_620_284_889 - 7200)
+        XCTAssertEqual(CaptureDate.fileTime(lastModified: nil, dated: exif, offset: "-05:30"), 1_620_284_889 + 19_800)
+        XCTAssertEqual(CaptureDate.fileTime(lastModified: nil, dated: exif, offset: "+99:00"), 1_620_284_889, "a nonsense offset is ignored")
+        // An implausible Last-Modified (in the future) falls through to the capture time.
+        XCTAssertEqual(CaptureDate.fileTime(lastModified: "Tue, 03 Mar 2099 10:00:00 GMT", dated: exif, offset: nil), 1_620_284_889)
+        // No camera date: the file keeps its download time.
+        XCTAssertNil(CaptureDate.fileTime(lastModified: nil, dated: CaptureDate(takenAt: "2026:12:02 10:00:00", source: .fetchTime), offset: nil))
+        // Before 1970 is a negative time, kept as such.
+        XCTAssertEqual(CaptureDate.fileTime(lastModified: nil, dated: CaptureDate(takenAt: "1965:01:01 00:00:00", source: .exif), offset: nil), -157_766_400)
+    }
 }

@@ -175,7 +175,7 @@ final class Archiver {
                 if previous?.sha256 == nil, item.recordedURL != item.url { previous = try retry.run { try catalog.source(of: item) } }
                 results[body.result].outcome = previous?.sha256 == body.sha256 ? .unchanged : .duplicate
                 fill(&results[body.result], with: existing)
-                try restoreIfBroken(existing, from: body.file, &results[body.result])
+                try restoreIfBroken(existing, from: body.file, lastModified: body.transfer.lastModified, &results[body.result])
                 open.remove(body.result)
             } else if !firstOfContent.insert(body.sha256).inserted {
                 copies.append(body)
@@ -187,6 +187,10 @@ final class Archiver {
 
         let paths = try reservePaths(for: new.map { ($0.body, $0.dated.folder, $0.stem) })
         for ((body, metadata, dated, _), path) in zip(new, paths) {
+            // Its file's time: Last-Modified, else the capture time (the source file's own, imported).
+            let fileTime = body.transfer.localFile?.modified
+                ?? CaptureDate.fileTime(lastModified: body.transfer.lastModified, dated: dated, offset: metadata?.offsetTimeOriginal)
+            if let fileTime, body.transfer.localFile == nil || !linked(body.file) { body.file.setModified(fileTime) }
             try store.stage(body.file, sha256: body.sha256)
             open.remove(body.result)
             stagedPaths[body.sha256] = path
@@ -211,6 +215,12 @@ final class Archiver {
             sources[body.source].outcome = results[body.result].outcome
             sources[body.source].reason = results[body.result].reason
         }
+    }
+
+    /// Whether a staging file is a hard link to its source (`import --link`): its time is the source's already.
+    private func linked(_ file: StagingFile) -> Bool {
+        var info = stat()
+        return fstat(file.descriptor, &info) == 0 && info.st_nlink > 1
     }
 
     /// A new content's metadata, capture date and file name stem.
@@ -263,7 +273,7 @@ final class Archiver {
     /// Puts back a catalogued original that is gone from the library (deleted by hand, lost to
     /// a disk) or holds other bytes (bit rot, an edit) with the same content, just downloaded
     /// (`OriginalPutBack`, at publish: damaged bytes are kept aside); drops it otherwise.
-    private func restoreIfBroken(_ original: OriginalRecord, from file: StagingFile, _ result: inout FetchResult) throws {
+    private func restoreIfBroken(_ original: OriginalRecord, from file: StagingFile, lastModified: String?, _ result: inout FetchResult) throws {
         guard restoring[original.sha256] == nil else {
             store.discard(file)
             return
@@ -273,6 +283,7 @@ final class Archiver {
             store.discard(file)
             return
         }
+        if let time = CaptureDate.fileTime(of: original, lastModified: lastModified) { file.setModified(time) }
         try store.stage(file, sha256: original.sha256)
         restoring[original.sha256] = original.path
         result.warnings.append("restored: " + (present == nil ? "\(original.path) was missing from the library"
