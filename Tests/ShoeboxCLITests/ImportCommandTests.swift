@@ -185,6 +185,35 @@ final class ImportCommandTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: library.appendingPathComponent(".tmp").path), [])
     }
 
+    func testAMoveKilledAtAnyMomentRemovesNoSourceWhoseBytesAreNotInTheLibrary() throws {
+        var contents: [String: Data] = [:]
+        for index in 0..<150 { contents["m/\(index).jpg"] = try photo("m/\(index).jpg", seed: "mv\(index)") }
+        for round in 0..<3 {
+            let (process, _, _) = try ShoeboxProcess.start(["import", card.path, "--move", "--library", library.path])
+            usleep(UInt32(120_000 + round * 110_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try assertConsistent()
+            // A source gone is one whose bytes the catalog has, in place or staged for the next run.
+            let catalog = try catalog()
+            let hashes = Set(try catalog.allOriginals().map(\.sha256))
+            catalog.close()
+            for (relative, bytes) in contents where !FileManager.default.fileExists(atPath: card.appendingPathComponent(relative).path) {
+                let hasher = SHA256Hasher()
+                bytes.withUnsafeBytes { hasher.update($0) }
+                XCTAssertTrue(hashes.contains(hasher.finalizeHex()), "\(relative) removed without its original")
+            }
+        }
+        let rerun = try importCard(["--move"])
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        try assertConsistent()
+        let left = (FileManager.default.enumerator(atPath: card.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jpg") }
+        XCTAssertEqual(left, [], "every source moved in the end")
+        let catalog = try catalog()
+        defer { catalog.close() }
+        XCTAssertEqual(try catalog.countOriginals(), 150)
+    }
+
     /// Every row's file (or, after a kill, its staged content) hashes right; every file has a row.
     private func assertConsistent() throws {
         guard FileManager.default.fileExists(atPath: library.appendingPathComponent("catalog.sqlite").path) else { return }

@@ -27,6 +27,8 @@ public final class ImportRun: @unchecked Sendable {
     private let cancelFlag = ManagedAtomicFlag()
     /// What stopped the run early (a full disk, a catalog or store gone), for its exit status.
     public private(set) var stopError: Error?
+    /// `--move`: sources whose originals the library has, removed after their batch (`removeMoved`).
+    private var pendingRemoval: [(Candidate, String)] = []
     /// The run's tally (the run is one thread: the walk, the archiver and its reports).
     private var summary = ImportSummary()
 
@@ -67,7 +69,6 @@ public final class ImportRun: @unchecked Sendable {
         try library.recover(catalog: catalog)
         let journal = try library.openChangeLog()
         var batch: [String: Candidate] = [:]
-        var toRemove: [(Candidate, String)] = []
         let archiver = Archiver(store: store, catalog: catalog, journal: journal.map { $0.append(originals:sources:) },
                                 publishFirst: library.isShared) { [self] result in
             summary.add(result)
@@ -77,7 +78,7 @@ public final class ImportRun: @unchecked Sendable {
                     chmod(candidate.path, candidate.info.st_mode & 0o7777)  // its link was dropped: its own mode back
                 }
                 if options.move, result.outcome.isSuccess, result.notInPlace == nil, let path = result.path {
-                    toRemove.append((candidate, path))
+                    pendingRemoval.append((candidate, path))
                 }
             }
             onResult?(result)
@@ -95,7 +96,7 @@ public final class ImportRun: @unchecked Sendable {
                     try archiver.accept(transfer)
                     if archiver.pendingCount >= Archiver.batchLimit {
                         try archiver.flush()
-                        removeMoved(&toRemove, store: store)
+                        removeMoved(store: store)
                     }
                 }
             } catch {
@@ -107,7 +108,7 @@ public final class ImportRun: @unchecked Sendable {
         }
         do {
             try archiver.flush()
-            removeMoved(&toRemove, store: store)
+            removeMoved(store: store)
         } catch {
             stopError = stopError ?? error
         }
@@ -203,13 +204,16 @@ public final class ImportRun: @unchecked Sendable {
         let url = URL(fileURLWithPath: candidate.path).absoluteString
         let token = Self.quickCheckToken(candidate.info)
         if let known = try catalog.source(url: url), let sha256 = known.sha256, known.etag == token,
-           let original = try catalog.original(sha256: sha256), original.bytes == Int64(candidate.info.st_size) {
+           let original = try catalog.original(sha256: sha256), original.bytes == Int64(candidate.info.st_size),
+           // A source about to be removed is read again unless its original is there to be seen.
+           try !options.move || store.info(path: original.path)?.bytes == original.bytes {
             var result = FetchResult(url: url, origin: candidate.path, outcome: .skipped, reason: "already in the library (same size and time)")
             result.path = original.path
             result.sha256 = sha256
             result.bytes = original.bytes
             result.original = original
             summary.unchanged += 1
+            if options.move { pendingRemoval.append((candidate, original.path)) }
             onResult?(result)
             return nil
         }
@@ -274,16 +278,21 @@ public final class ImportRun: @unchecked Sendable {
 
     /// `--move`: removes the sources of a flushed batch whose originals are in place, once their
     /// folders are synced, and only those still the file that was read (same inode, size, time).
-    private func removeMoved(_ pending: inout [(Candidate, String)], store: OriginalStore) {
+    private func removeMoved(store: OriginalStore) {
+        let pending = pendingRemoval
         guard !pending.isEmpty else { return }
-        defer { pending.removeAll() }
+        pendingRemoval.removeAll()
         if let local = store as? LocalOriginalStore {
             for folder in Set(pending.map { FolderPath.containing($0.1) }) {
                 let fd = open(local.layout.absolute(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                 if fd >= 0 { fsync(fd); close(fd) }
             }
         }
-        for (candidate, _) in pending {
+        for (candidate, path) in pending {
+            guard (try? store.info(path: path))??.bytes == Int64(candidate.info.st_size) else {
+                onNotice?("\(candidate.path): its original \(path) is not in place yet; not removed (the next import --move removes it)")
+                continue
+            }
             var now = stat()
             guard lstat(candidate.path, &now) == 0 || options.followLinks && stat(candidate.path, &now) == 0 else { continue }
             let same = now.st_ino == candidate.info.st_ino && now.st_dev == candidate.info.st_dev && now.st_size == candidate.info.st_size
