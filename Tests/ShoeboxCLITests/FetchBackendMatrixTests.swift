@@ -173,13 +173,24 @@ class FetchBackendMatrixTests: XCTestCase {
 
     func testRefreshRevalidatesAndKeepsTheOlderOriginal() throws {
         let unchanged = server.url("/versioned/same"), changing = server.url("/versioned/moving?change=1")
-        XCTAssertEqual(try runner.fetch([unchanged, changing]).status, 0)
+        let first = try runner.fetch([unchanged, changing])
+        XCTAssertEqual(first.status, 0)
         let second = try runner.fetch([unchanged, changing], ["--refresh"])
         XCTAssertEqual(second.status, 0, second.stderr)
         XCTAssertEqual(second.outcome(unchanged), "unchanged")
         XCTAssertEqual(second.record(unchanged)?["http_status"] as? Int, 304)
         XCTAssertEqual(second.outcome(changing), "stored")
         XCTAssertEqual(try catalog().countOriginals(), 3, "the old original is kept")
+        // ... with the record of where it came from: the URL's versions, newest first.
+        let versions = try catalog().sourceVersions(url: changing)
+        XCTAssertEqual(versions.map(\.sha256), [second.record(changing)?["sha256"] as? String, first.record(changing)?["sha256"] as? String].compactMap { $0 })
+        XCTAssertEqual(try catalog().sourceVersions(sha256: try XCTUnwrap(first.record(changing)?["sha256"] as? String)).map(\.url), [changing])
+        if runner.store == nil && runner.sharedCatalog == nil {
+            // The journal keeps the history: a rebuilt catalog has it too.
+            try FileManager.default.removeItem(at: runner.library.appendingPathComponent("catalog.sqlite"))
+            XCTAssertEqual(try ShoeboxProcess.run(["reindex", "--library", runner.library.path]).status, 0)
+            XCTAssertEqual(try catalog().sourceVersions(url: changing).map(\.sha256), versions.map(\.sha256))
+        }
         try runner.assertConsistent()
     }
 

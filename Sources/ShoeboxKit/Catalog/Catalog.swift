@@ -59,6 +59,13 @@ public protocol Catalog: AnyObject {
     /// Inserts or replaces the row for `record.url`.
     func upsertSource(_ record: SourceRecord) throws
     func sources(sha256: String) throws -> [SourceRecord]
+    /// Records `version`, or (known already) its latest fetch. `upsertSource` does it for a
+    /// record that names content; reindex replays the journal's older versions with it.
+    func upsertSourceVersion(_ version: SourceVersion) throws
+    /// Every URL that ever gave the content `sha256`, the most recently fetched first.
+    func sourceVersions(sha256: String) throws -> [SourceVersion]
+    /// Every content `url` ever gave, the most recently fetched first.
+    func sourceVersions(url: String) throws -> [SourceVersion]
     /// Every source, ordered by URL.
     func allSources() throws -> [SourceRecord]
     func countSources() throws -> Int

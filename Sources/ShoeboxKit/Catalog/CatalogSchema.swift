@@ -49,6 +49,20 @@
 /// );
 /// CREATE INDEX sources_sha256 ON sources(sha256);
 ///
+/// -- Every (URL, content) pair ever recorded: `sources` keeps a URL's latest content only.
+/// CREATE TABLE source_versions (
+///     url              TEXT NOT NULL,
+///     sha256           TEXT NOT NULL,
+///     final_url        TEXT,
+///     etag             TEXT,
+///     last_modified    TEXT,
+///     http_status      INTEGER,
+///     first_fetched_at TEXT NOT NULL,
+///     last_fetched_at  TEXT NOT NULL,
+///     PRIMARY KEY (url, sha256)
+/// );
+/// CREATE INDEX source_versions_sha256 ON source_versions(sha256);
+///
 /// -- One row per thumbnail file.
 /// CREATE TABLE thumbnails (
 ///     path            TEXT PRIMARY KEY,   -- 'thumbnails/...'
@@ -77,14 +91,40 @@
 /// The same tables in PostgreSQL (`PostgresCatalog`): `PostgresCatalogSchema`.
 enum CatalogSchema {
     /// The version this build writes and understands.
-    static let version = 3
+    static let version = 4
 
     /// The statements that bring a catalog of version `key - 1` to version `key`.
     static let upgrades: [Int: [String]] = [
         2: ["ALTER TABLE originals ADD COLUMN dated_by TEXT", "ALTER TABLE thumbnails ADD COLUMN settings TEXT",
             "CREATE INDEX IF NOT EXISTS originals_path_nocase ON originals(path COLLATE NOCASE)"],
         3: ["ALTER TABLE originals ADD COLUMN folded_path TEXT", "DROP INDEX IF EXISTS originals_path_nocase"],
+        4: [sourceVersionsTable, sourceVersionsIndex, fillSourceVersions],
     ]
+    static let sourceVersionsTable = """
+        CREATE TABLE IF NOT EXISTS source_versions (
+            url TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            final_url TEXT,
+            etag TEXT,
+            last_modified TEXT,
+            http_status INTEGER,
+            first_fetched_at TEXT NOT NULL,
+            last_fetched_at TEXT NOT NULL,
+            PRIMARY KEY (url, sha256)
+        )
+        """
+    static let sourceVersionsIndex = "CREATE INDEX IF NOT EXISTS source_versions_sha256 ON source_versions(sha256)"
+    /// A catalog made before version 4 knows each URL's latest content only: that is its history.
+    static let fillSourceVersions = "INSERT OR IGNORE INTO source_versions (\(sourceVersionColumns)) "
+        + "SELECT url, sha256, final_url, etag, last_modified, http_status, fetched_at, fetched_at FROM sources WHERE sha256 IS NOT NULL"
+    static let sourceVersionColumns =
+        "url, sha256, final_url, etag, last_modified, http_status, first_fetched_at, last_fetched_at"
+    /// Records a version, or its latest fetch when it is known (the same statement in PostgreSQL).
+    static let upsertSourceVersion = "INSERT INTO source_versions (\(sourceVersionColumns)) VALUES (?,?,?,?,?,?,?,?) "
+        + "ON CONFLICT (url, sha256) DO UPDATE SET final_url = excluded.final_url, etag = excluded.etag, "
+        + "last_modified = excluded.last_modified, http_status = excluded.http_status, "
+        + "first_fetched_at = min(source_versions.first_fetched_at, excluded.first_fetched_at), "
+        + "last_fetched_at = max(source_versions.last_fetched_at, excluded.last_fetched_at)"
     /// Run after the upgrade to version 3 has filled `folded_path`: indexing the filled
     /// column once is faster than updating the index row by row.
     static let foldedPathIndex = "CREATE INDEX IF NOT EXISTS originals_folded_path ON originals(folded_path)"
@@ -146,6 +186,8 @@ enum CatalogSchema {
         )
         """,
         "CREATE INDEX thumbnails_original ON thumbnails(original_sha256)",
+        sourceVersionsTable,
+        sourceVersionsIndex,
     ]
 
     static let originalColumns =

@@ -82,10 +82,25 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
         guard version <= Self.schemaVersion else {
             throw PostgresError.schemaTooNew(server: connection.server, found: version, supported: Self.schemaVersion)
         }
+        if version == 3 { return try upgradeToVersion4() }
         guard version == Self.schemaVersion else {
             throw PostgresError.notACatalog(
                 server: connection.server,
                 detail: "schema_version \(version); a PostgreSQL catalog starts at version \(Self.schemaVersion)")
+        }
+    }
+
+    /// Version 3 to 4 (`source_versions`), once, under the creation lock: a process that waited
+    /// finds it done.
+    private func upgradeToVersion4() throws {
+        try transaction {
+            try connection.run("SELECT pg_advisory_xact_lock($1)", [.integer(PostgresCatalogSchema.creationLockKey)])
+            let now = try connection.query(PostgresCatalogSchema.schemaVersion) { $0.string(0) }.first.flatMap { $0.flatMap { Int($0) } }
+            guard now == 3 else { return }
+            try connection.execute(PostgresCatalogSchema.sourceVersionsTable)
+            try connection.execute("CREATE INDEX IF NOT EXISTS source_versions_sha256 ON source_versions (sha256)")
+            try connection.execute(PostgresCatalogSchema.fillSourceVersions)
+            try connection.run("UPDATE meta SET value = $1 WHERE key = 'schema_version'", [.text(String(Self.schemaVersion))])
         }
     }
 
@@ -403,7 +418,35 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     }
 
     public func upsertSource(_ record: SourceRecord) throws {
-        try call { try connection.run(PostgresCatalogSchema.upsertSource, Self.values(record)) }
+        try transaction {
+            if let version = SourceVersion(record) { try upsertSourceVersion(version) }
+            try call { try connection.run(PostgresCatalogSchema.upsertSource, Self.values(record)) }
+        }
+    }
+
+    public func upsertSourceVersion(_ version: SourceVersion) throws {
+        try call { try connection.run(PostgresCatalogSchema.upsertSourceVersion, Self.values(version)) }
+    }
+
+    private static func values(_ version: SourceVersion) -> [PostgresValue] {
+        [
+            .text(version.url), .text(version.sha256), .of(version.finalURL), .of(version.etag), .of(version.lastModified),
+            .of(version.httpStatus), .text(version.firstFetchedAt), .text(version.lastFetchedAt),
+        ]
+    }
+
+    public func sourceVersions(sha256: String) throws -> [SourceVersion] {
+        try call { try connection.query(PostgresCatalogSchema.sourceVersionsBySHA, [.text(sha256)], sourceVersion) }
+    }
+
+    public func sourceVersions(url: String) throws -> [SourceVersion] {
+        try call { try connection.query(PostgresCatalogSchema.sourceVersionsByURL, [.text(url)], sourceVersion) }
+    }
+
+    private func sourceVersion(_ row: PostgresRow) throws -> SourceVersion {
+        SourceVersion(url: row.string(0) ?? "", sha256: row.string(1) ?? "", finalURL: row.string(2), etag: row.string(3),
+                      lastModified: row.string(4), httpStatus: row.int(5).map { Int($0) },
+                      firstFetchedAt: row.string(6) ?? "", lastFetchedAt: row.string(7) ?? "")
     }
 
     /// One round trip: the last record of each URL, as one array per column (one statement may
@@ -414,7 +457,18 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
         for (index, record) in records.enumerated() { last[Array(record.url.utf8)] = index }
         let rows = records.indices.filter { last[Array(records[$0].url.utf8)] == $0 }.map { Self.values(records[$0]) }
         guard !rows.isEmpty else { return }
-        try call { try connection.run(PostgresCatalogSchema.upsertSources, Self.columnArrays(rows)) }
+        // Each (URL, content) pair once, its latest record (one statement may not update a row twice).
+        var versions: [String: SourceVersion] = [:]
+        for version in records.compactMap(SourceVersion.init) {
+            let key = version.url + "\u{0}" + version.sha256
+            versions[key] = versions[key].map { $0.merged(with: version) } ?? version
+        }
+        try transaction {
+            if !versions.isEmpty {
+                try call { try connection.run(PostgresCatalogSchema.upsertSourceVersions, Self.columnArrays(versions.values.map(Self.values))) }
+            }
+            try call { try connection.run(PostgresCatalogSchema.upsertSources, Self.columnArrays(rows)) }
+        }
     }
 
     /// Rows of parameters turned into one array parameter per column (for `unnest`).

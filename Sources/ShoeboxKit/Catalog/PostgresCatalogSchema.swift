@@ -74,6 +74,8 @@ enum PostgresCatalogSchema {
         )
         """,
         "CREATE INDEX IF NOT EXISTS thumbnails_original ON thumbnails (original_sha256)",
+        sourceVersionsTable,
+        "CREATE INDEX IF NOT EXISTS source_versions_sha256 ON source_versions (sha256)",
         // A library path promised to one writer's content before its bytes are stored; holder
         // is the writing connection's id, released after its batch (`Catalog.reservePath`).
         """
@@ -169,6 +171,41 @@ enum PostgresCatalogSchema {
         "INSERT INTO sources (\(CatalogSchema.sourceColumns)) SELECT * FROM unnest("
         + "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[]) "
         + "AS r (k) ORDER BY k COLLATE \"C\" " + replaceSource
+    static let sourceVersionsTable = """
+        CREATE TABLE IF NOT EXISTS source_versions (
+            url TEXT COLLATE "C" NOT NULL,
+            sha256 TEXT COLLATE "C" NOT NULL,
+            final_url TEXT,
+            etag TEXT,
+            last_modified TEXT,
+            http_status BIGINT,
+            first_fetched_at TEXT COLLATE "C" NOT NULL,
+            last_fetched_at TEXT COLLATE "C" NOT NULL,
+            PRIMARY KEY (url, sha256)
+        )
+        """
+    /// Version 3 to 4: the history table, filled with each URL's latest content (all a
+    /// version-3 catalog knows).
+    static let fillSourceVersions = "INSERT INTO source_versions (\(CatalogSchema.sourceVersionColumns)) "
+        + "SELECT url, sha256, final_url, etag, last_modified, http_status, fetched_at, fetched_at FROM sources "
+        + "WHERE sha256 IS NOT NULL ON CONFLICT DO NOTHING"
+    static let replaceSourceVersion =
+        "ON CONFLICT (url, sha256) DO UPDATE SET final_url = EXCLUDED.final_url, etag = EXCLUDED.etag, "
+        + "last_modified = EXCLUDED.last_modified, http_status = EXCLUDED.http_status, "
+        + "first_fetched_at = LEAST(source_versions.first_fetched_at, EXCLUDED.first_fetched_at), "
+        + "last_fetched_at = GREATEST(source_versions.last_fetched_at, EXCLUDED.last_fetched_at)"
+    static let upsertSourceVersion =
+        "INSERT INTO source_versions (\(CatalogSchema.sourceVersionColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+        + replaceSourceVersion
+    /// `upsertSourceVersion` for many (all different URL and content pairs): one array per column.
+    static let upsertSourceVersions =
+        "INSERT INTO source_versions (\(CatalogSchema.sourceVersionColumns)) SELECT * FROM unnest("
+        + "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[]) "
+        + replaceSourceVersion
+    static let sourceVersionsBySHA = "SELECT \(CatalogSchema.sourceVersionColumns) FROM source_versions WHERE sha256 = $1 "
+        + "ORDER BY last_fetched_at DESC, url COLLATE \"C\""
+    static let sourceVersionsByURL = "SELECT \(CatalogSchema.sourceVersionColumns) FROM source_versions WHERE url = $1 "
+        + "ORDER BY last_fetched_at DESC, sha256 COLLATE \"C\""
     static let sourcesBySHA =
         "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE sha256 = $1 ORDER BY url COLLATE \"C\""
     static let allSources = "SELECT \(CatalogSchema.sourceColumns) FROM sources ORDER BY url COLLATE \"C\""

@@ -32,6 +32,8 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     /// The columns read for an original: a reader of an older catalog gets NULL for newer ones.
     private var originalColumns = CatalogSchema.originalColumns
     private var thumbnailColumns = CatalogSchema.thumbnailColumns
+    /// False for a reader of a catalog made before version 4: its history is its `sources`.
+    private var hasSourceVersions = true
 
     private let checksIntegrity: Bool
     /// Paths reserved by this writer, case-folded. Held in the process: the library lock
@@ -142,6 +144,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         }
         if found < Self.schemaVersion {
             if isReadOnly {
+                hasSourceVersions = false
                 if found < 2 {
                     originalColumns = CatalogSchema.originalColumnsVersion1
                     thumbnailColumns = CatalogSchema.thumbnailColumnsVersion1
@@ -368,6 +371,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
 
     public func upsertSource(_ record: SourceRecord) throws {
         try locked {
+            if let version = SourceVersion(record) { try upsertSourceVersion(version) }
             try connection.run(
                 "INSERT OR REPLACE INTO sources (\(CatalogSchema.sourceColumns)) VALUES (?,?,?,?,?,?,?,?,?)",
                 [
@@ -382,6 +386,40 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         try locked {
             try connection.query(
                 "SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE sha256 = ? ORDER BY url", [.text(sha256)], source)
+        }
+    }
+
+    public func upsertSourceVersion(_ version: SourceVersion) throws {
+        try locked {
+            try connection.run(CatalogSchema.upsertSourceVersion, [
+                .text(version.url), .text(version.sha256), .of(version.finalURL), .of(version.etag), .of(version.lastModified),
+                .of(version.httpStatus), .text(version.firstFetchedAt), .text(version.lastFetchedAt),
+            ])
+        }
+    }
+
+    public func sourceVersions(sha256: String) throws -> [SourceVersion] {
+        try versions(where: "sha256 = ?", .text(sha256))
+    }
+
+    public func sourceVersions(url: String) throws -> [SourceVersion] {
+        try versions(where: "url = ?", .text(url))
+    }
+
+    private func versions(where condition: String, _ value: SQLiteValue) throws -> [SourceVersion] {
+        try locked {
+            guard hasSourceVersions else {
+                return try connection.query("SELECT \(CatalogSchema.sourceColumns) FROM sources WHERE \(condition) AND sha256 IS NOT NULL",
+                                            [value], source).compactMap(SourceVersion.init).sorted { $0.lastFetchedAt > $1.lastFetchedAt }
+            }
+            return try connection.query(
+                "SELECT \(CatalogSchema.sourceVersionColumns) FROM source_versions WHERE \(condition) ORDER BY last_fetched_at DESC, url",
+                [value]
+            ) { row in
+                SourceVersion(url: row.string(0) ?? "", sha256: row.string(1) ?? "", finalURL: row.string(2), etag: row.string(3),
+                              lastModified: row.string(4), httpStatus: row.int(5).map { Int($0) },
+                              firstFetchedAt: row.string(6) ?? "", lastFetchedAt: row.string(7) ?? "")
+            }
         }
     }
 

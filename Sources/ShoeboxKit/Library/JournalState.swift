@@ -1,8 +1,10 @@
 /// The library as the journal tells it: the last entry for each original, URL and
-/// thumbnail wins.
+/// thumbnail wins; every content a URL gave is kept as a version.
 struct JournalState {
     var originals: [String: OriginalRecord] = [:]
     var sources: [String: SourceRecord] = [:]
+    /// Each (URL, content) pair the journal recorded, its first and latest fetch.
+    var versions: [String: SourceVersion] = [:]
     var thumbnails: [String: ThumbnailRecord] = [:]
 
     init(_ entries: [JournalEntry]) {
@@ -11,7 +13,13 @@ struct JournalState {
             case .originalStored:
                 if let record = entry.original { originals[record.sha256] = record }
             case .sourceRecorded:
-                if let record = entry.source { sources[record.url] = record }
+                if let record = entry.source {
+                    sources[record.url] = record
+                    if let version = SourceVersion(record) {
+                        let key = version.url + "\u{0}" + version.sha256
+                        versions[key] = versions[key].map { $0.merged(with: version) } ?? version
+                    }
+                }
             case .thumbnailRecorded:
                 if let record = entry.thumbnail { thumbnails[record.path] = record }
             case .thumbnailRemoved:

@@ -98,7 +98,10 @@ public struct LibraryReindexer: Sendable {
             .sorted { $0.path < $1.path }
         report.thumbnails = thumbnails.count
         report.thumbnailsDropped = state.thumbnails.count - thumbnails.count
-        report.previousCatalog = try install(originals: originals, sources: sources, thumbnails: thumbnails, state: report.previousCatalogState)
+        // The history of what each URL gave, for the originals there are (older ones first replayed).
+        let versions = state.versions.values.filter { known.contains($0.sha256) }.sorted { ($0.url, $0.sha256) < ($1.url, $1.sha256) }
+        report.previousCatalog = try install(originals: originals, sources: sources, versions: versions, thumbnails: thumbnails,
+                                             state: report.previousCatalogState)
         report.seconds = Date().timeIntervalSince(start)
         return report
     }
@@ -298,7 +301,7 @@ public struct LibraryReindexer: Sendable {
 
     /// Builds the catalog in .tmp/, moves the previous one aside, puts the new one in place.
     private func install(
-        originals: [OriginalRecord], sources: [SourceRecord], thumbnails: [ThumbnailRecord], state: String?
+        originals: [OriginalRecord], sources: [SourceRecord], versions: [SourceVersion], thumbnails: [ThumbnailRecord], state: String?
     ) throws -> String? {
         let rebuild = layout.staging + "/catalog.sqlite.rebuild"
         Self.removeDatabase(rebuild)
@@ -313,6 +316,7 @@ public struct LibraryReindexer: Sendable {
                     if index % 1024 == 0 { try stopIfCancelled() }
                     try catalog.upsertSource(record)
                 }
+                for version in versions { try catalog.upsertSourceVersion(version) }
                 for record in thumbnails { try catalog.upsertThumbnail(record) }
             }
             catalog.close()

@@ -48,10 +48,9 @@ public struct OriginalRepairer {
                 progress?(outcomes[index]!)
                 continue
             }
-            let sources = try catalog.sources(sha256: record.sha256)
-                .filter { $0.sha256 == record.sha256 }
-                .sorted { $0.fetchedAt > $1.fetchedAt }
-                .map(\.url)
+            // Every URL that ever gave these bytes (a URL that gives newer ones now is tried too:
+            // its server may still have these), the most recently fetched first.
+            let sources = try catalog.sourceVersions(sha256: record.sha256).map(\.url)
             wanted.append((index, sources))
         }
         var attempts: [Int: [RepairOutcome.Attempt]] = [:]

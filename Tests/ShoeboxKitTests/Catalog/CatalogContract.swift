@@ -305,6 +305,42 @@ struct CatalogContract {
         catalog.close()
     }
 
+    /// A URL's history: new content for a URL replaces its `sources` row, and the older content
+    /// keeps a version saying where it came from; the same pair again moves its latest fetch only.
+    func checkSourceVersions(file: StaticString = #filePath, line: UInt = #line) throws {
+        let catalog = try open()
+        for n in 1...3 { try catalog.insertOriginal(Self.original(n)) }
+        let url = "https://a.example/moving.jpg"
+        var first = Self.source(url, sha: Self.uniqueHash(1))
+        first.fetchedAt = "2026-01-01T00:00:00Z"
+        var second = Self.source(url, sha: Self.uniqueHash(2))
+        second.fetchedAt = "2026-02-01T00:00:00Z"
+        second.etag = "\"v2\""
+        var again = first
+        again.fetchedAt = "2026-03-01T00:00:00Z"
+        try catalog.upsertSource(first)
+        try catalog.upsertSources([second, Self.source("https://b.example/x.jpg", sha: Self.uniqueHash(1), outcome: .duplicate)])
+        XCTAssertEqual(try catalog.source(url: url)?.sha256, Self.uniqueHash(2), file: file, line: line)
+        XCTAssertEqual(try catalog.sources(sha256: Self.uniqueHash(1)).map(\.url), ["https://b.example/x.jpg"], file: file, line: line)
+        XCTAssertEqual(try catalog.sourceVersions(sha256: Self.uniqueHash(1)).map(\.url).sorted(), ["https://a.example/moving.jpg", "https://b.example/x.jpg"],
+                       "the older original keeps its URL", file: file, line: line)
+        XCTAssertEqual(try catalog.sourceVersions(url: url).map(\.sha256), [Self.uniqueHash(2), Self.uniqueHash(1)], "newest first", file: file, line: line)
+        XCTAssertEqual(try catalog.sourceVersions(url: url).first?.etag, "\"v2\"", file: file, line: line)
+        // The first content again, twice in one batch: one row, first and latest fetch kept.
+        var later = again
+        later.fetchedAt = "2026-04-01T00:00:00Z"
+        try catalog.upsertSources([again, later])
+        let versions = try catalog.sourceVersions(url: url)
+        XCTAssertEqual(versions.map(\.sha256), [Self.uniqueHash(1), Self.uniqueHash(2)], file: file, line: line)
+        XCTAssertEqual(versions.first?.firstFetchedAt, "2026-01-01T00:00:00Z", file: file, line: line)
+        XCTAssertEqual(versions.first?.lastFetchedAt, "2026-04-01T00:00:00Z", file: file, line: line)
+        XCTAssertEqual(try catalog.sourceVersions(sha256: Self.uniqueHash(3)), [], file: file, line: line)
+        // A failed fetch names no content: no version.
+        try catalog.upsertSource(Self.source(url, sha: nil, outcome: .failed))
+        XCTAssertEqual(try catalog.sourceVersions(url: url).count, 2, file: file, line: line)
+        catalog.close()
+    }
+
     /// Thumbnails: per original by path, replaced by path, removed.
     func checkThumbnails(file: StaticString = #filePath, line: UInt = #line) throws {
         let catalog = try open()

@@ -49,6 +49,7 @@ final class PostgresCatalogTests: XCTestCase {
     func testNestedTransactions() throws { try contract.checkNestedTransactions() }
     func testPagedCursor() throws { try contract.checkPagedCursor() }
     func testSourcesBySHA() throws { try contract.checkSourcesBySHA() }
+    func testSourceVersions() throws { try contract.checkSourceVersions() }
     func testThumbnails() throws { try contract.checkThumbnails() }
     func testPathReservations() throws { try contract.checkPathReservations() }
     func testBatchedSourceLookups() throws { try contract.checkBatchedSourceLookups() }
@@ -65,6 +66,23 @@ final class PostgresCatalogTests: XCTestCase {
 
     // MARK: Schema
 
+    func testAVersion3CatalogIsUpgradedOnceWithItsSourcesAsHistory() throws {
+        let catalog = try PostgresCatalog(uri: uri)
+        try catalog.insertOriginal(CatalogContract.original(1))
+        try catalog.upsertSource(CatalogContract.source("https://a.example/1.jpg", sha: CatalogContract.uniqueHash(1)))
+        catalog.close()
+        _ = try server.psql("DROP TABLE source_versions", database: database)
+        _ = try server.psql("UPDATE meta SET value = '3' WHERE key = 'schema_version'", database: database)
+        // Two processes opening it at once: both succeed, the upgrade runs once.
+        let box = LockedResults()
+        let address = uri
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            box.set(index, Result { try PostgresCatalog(uri: address).sourceVersions(sha256: CatalogContract.uniqueHash(1)) })
+        }
+        for result in box.all { XCTAssertEqual(try result.get().map(\.url), ["https://a.example/1.jpg"]) }
+        XCTAssertEqual(try server.psql("SELECT value FROM meta WHERE key = 'schema_version'", database: database), "4")
+    }
+
     func testSchemaIsCreatedOnceWithItsVersion() throws {
         let catalog = try PostgresCatalog(uri: uri)
         try catalog.insertOriginal(CatalogContract.original(1))
@@ -74,7 +92,7 @@ final class PostgresCatalogTests: XCTestCase {
         let tables = try server.psql(
             "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'",
             database: database)
-        XCTAssertEqual(tables, "meta,originals,path_reservations,sources,thumbnails")
+        XCTAssertEqual(tables, "meta,originals,path_reservations,source_versions,sources,thumbnails")
         let indexes = try server.psql("SELECT indexdef FROM pg_indexes WHERE indexname = 'originals_folded_path'",
                                       database: database)
         XCTAssertTrue(indexes.contains("CREATE UNIQUE INDEX"), indexes)
@@ -380,4 +398,12 @@ final class PostgresCatalogTests: XCTestCase {
         guard bound else { throw XCTSkip("cannot find a free port") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+}
+
+/// Results of parallel opens, by index.
+private final class LockedResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Int: Result<[SourceVersion], Error>] = [:]
+    func set(_ index: Int, _ result: Result<[SourceVersion], Error>) { lock.withLock { results[index] = result } }
+    var all: [Result<[SourceVersion], Error>] { lock.withLock { results.keys.sorted().map { results[$0]! } } }
 }

@@ -32,6 +32,7 @@ final class SQLiteCatalogContractTests: XCTestCase {
     func testNestedTransactions() throws { try contract.checkNestedTransactions() }
     func testPagedCursor() throws { try contract.checkPagedCursor() }
     func testSourcesBySHA() throws { try contract.checkSourcesBySHA() }
+    func testSourceVersions() throws { try contract.checkSourceVersions() }
     func testThumbnails() throws { try contract.checkThumbnails() }
     func testPathReservations() throws { try contract.checkPathReservations() }
     func testBatchedSourceLookups() throws { try contract.checkBatchedSourceLookups() }

@@ -57,6 +57,29 @@ final class SQLiteCatalogTests: XCTestCase {
         XCTAssertTrue(indexes.contains("sources_sha256"))
     }
 
+    func testAVersion3CatalogGetsItsHistoryFromItsSourcesAndAReaderOfOneFallsBackToThem() throws {
+        let made = try SQLiteCatalog(path: catalogPath)
+        try made.insertOriginal(original(1))
+        try made.upsertSource(source("http://a/1.jpg", sha: hash(1)))
+        made.close()
+        // Back to version 3: no history table.
+        let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
+        try raw.execute("DROP TABLE source_versions")
+        try raw.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        raw.close()
+        let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try reader.sourceVersions(sha256: hash(1)).map(\.url), ["http://a/1.jpg"], "a reader of version 3 reads sources")
+        reader.close()
+        let writer = try SQLiteCatalog(path: catalogPath)
+        let versions = try writer.sourceVersions(url: "http://a/1.jpg")
+        XCTAssertEqual(versions.map(\.sha256), [hash(1)])
+        XCTAssertEqual(versions.first?.firstFetchedAt, source("http://a/1.jpg", sha: hash(1)).fetchedAt)
+        writer.close()
+        let check = try SQLiteConnection(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try check.query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }, ["4"])
+        check.close()
+    }
+
     func testDataSurvivesCloseAndReopen() throws {
         var catalog: SQLiteCatalog? = try SQLiteCatalog(path: catalogPath)
         try catalog?.insertOriginal(original(1))
@@ -237,7 +260,7 @@ final class SQLiteCatalogTests: XCTestCase {
 
         let writer = try SQLiteCatalog(path: catalogPath)
         let raw = try SQLiteConnection(path: catalogPath, readOnly: true)
-        XCTAssertEqual(try raw.query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }, ["3"])
+        XCTAssertEqual(try raw.query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }, [String(CatalogSchema.version)])
         XCTAssertEqual(try raw.query("SELECT count(*) FROM originals WHERE folded_path IS NULL") { $0.int(0) }, [0])
         XCTAssertEqual(try raw.query("SELECT folded_path FROM originals WHERE path = ?", [.text(names[24_999])]) { $0.string(0) },
                        ["originals/2020/01/02/\u{E9}t\u{E9}-24999.jpg"])

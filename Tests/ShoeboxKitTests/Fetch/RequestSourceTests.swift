@@ -22,6 +22,9 @@ final class RequestSourceTests: XCTestCase {
         func hasSources() throws -> Bool { true }
         func upsertSource(_ record: SourceRecord) throws { throw error }
         func sources(sha256: String) throws -> [SourceRecord] { throw error }
+        func upsertSourceVersion(_ version: SourceVersion) throws { throw error }
+        func sourceVersions(sha256: String) throws -> [SourceVersion] { throw error }
+        func sourceVersions(url: String) throws -> [SourceVersion] { throw error }
         func allSources() throws -> [SourceRecord] { throw error }
         func countSources() throws -> Int { throw error }
         func thumbnails(sha256: String) throws -> [ThumbnailRecord] { throw error }

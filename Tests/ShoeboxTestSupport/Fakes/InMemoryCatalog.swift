@@ -14,6 +14,7 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
     private struct State {
         var originals: [String: OriginalRecord] = [:]
         var sources: [String: SourceRecord] = [:]
+        var versions: [String: SourceVersion] = [:]
         var thumbnails: [String: ThumbnailRecord] = [:]
     }
 
@@ -114,7 +115,24 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
         locked { state.sources.filter { urls.contains($0.key) } }
     }
     public func hasSources() throws -> Bool { locked { !state.sources.isEmpty } }
-    public func upsertSource(_ record: SourceRecord) throws { locked { state.sources[record.url] = record } }
+    public func upsertSource(_ record: SourceRecord) throws {
+        try locked {
+            if let version = SourceVersion(record) { try upsertSourceVersion(version) }
+            state.sources[record.url] = record
+        }
+    }
+    public func upsertSourceVersion(_ version: SourceVersion) throws {
+        locked {
+            let key = version.url + "\u{0}" + version.sha256
+            state.versions[key] = state.versions[key].map { $0.merged(with: version) } ?? version
+        }
+    }
+    public func sourceVersions(sha256: String) throws -> [SourceVersion] {
+        locked { state.versions.values.filter { $0.sha256 == sha256 }.sorted { ($0.lastFetchedAt, $1.url) > ($1.lastFetchedAt, $0.url) } }
+    }
+    public func sourceVersions(url: String) throws -> [SourceVersion] {
+        locked { state.versions.values.filter { $0.url == url }.sorted { ($0.lastFetchedAt, $1.sha256) > ($1.lastFetchedAt, $0.sha256) } }
+    }
     public func sources(sha256: String) throws -> [SourceRecord] {
         locked { state.sources.values.filter { $0.sha256 == sha256 }.sorted { $0.url < $1.url } }
     }
