@@ -27,10 +27,27 @@ public final class ImportRun: @unchecked Sendable {
     private let cancelFlag = ManagedAtomicFlag()
     /// What stopped the run early (a full disk, a catalog or store gone), for its exit status.
     public private(set) var stopError: Error?
+    /// The walk (copying and hashing, this thread) and the archiver (a thread of its own)
+    /// share the tally, the files to remove and the reports: under this lock.
+    private let lock = NSLock()
+    private var sharedRemoval: [(Candidate, String)] = []
+    private var sharedSummary = ImportSummary()
     /// `--move`: sources whose originals the library has, removed after their batch (`removeMoved`).
-    private var pendingRemoval: [(Candidate, String)] = []
-    /// The run's tally (the run is one thread: the walk, the archiver and its reports).
-    private var summary = ImportSummary()
+    private var pendingRemoval: [(Candidate, String)] {
+        get { lock.withLock { sharedRemoval } }
+        _modify { lock.lock(); defer { lock.unlock() }; yield &sharedRemoval }
+    }
+    /// The run's tally.
+    private var summary: ImportSummary {
+        get { lock.withLock { sharedSummary } }
+        _modify { lock.lock(); defer { lock.unlock() }; yield &sharedSummary }
+    }
+    /// Files copied while the archiver works on the ones before (each holds an open staging file).
+    static let backlogLimit = 16
+    private let reportLock = NSLock()
+
+    private func emit(_ result: FetchResult) { reportLock.withLock { onResult?(result) } }
+    private func skip(_ path: String, _ what: String) { reportLock.withLock { onSkip?(path, what) } }
 
     public init(configuration: LibraryConfiguration, options: ImportOptions) {
         self.configuration = configuration
@@ -68,7 +85,10 @@ public final class ImportRun: @unchecked Sendable {
         defer { catalog.close() }
         try library.recover(catalog: catalog)
         let journal = try library.openChangeLog()
-        var batch: [String: Candidate] = [:]
+        // The walk's quick checks read through a connection of their own.
+        let lookups = try library.openCatalog(checkIntegrity: false)
+        defer { lookups.close() }
+        nonisolated(unsafe) var batch: [String: Candidate] = [:]
         let archiver = Archiver(store: store, catalog: catalog, journal: journal.map { $0.append(originals:sources:) },
                                 publishFirst: library.isShared) { [self] result in
             summary.add(result)
@@ -81,22 +101,42 @@ public final class ImportRun: @unchecked Sendable {
                     pendingRemoval.append((candidate, path))
                 }
             }
-            onResult?(result)
+            emit(result)
         }
+        // The archiver's thread: accepts what the walk copied, flushes full batches.
+        let worker = WorkerPool(name: "shoebox-import", threads: 1)
+        let strand = WorkerPool.Strand()
+        let room = DispatchSemaphore(value: Self.backlogLimit)
+        let failure = LockedBox<Error?>(nil)
+        nonisolated(unsafe) let unsafeArchiver = archiver
+        nonisolated(unsafe) let unsafeStore = store
         var seen = 0
         var bytesRead: Int64 = 0
         var stopError: Error?
         walk(roots, library: library.layout.root) { candidate in
-            guard stopError == nil, !cancelFlag.isSet else { return false }
+            guard stopError == nil, failure.current == nil, !cancelFlag.isSet else { return false }
             seen += 1
             do {
-                if let transfer = try prepare(candidate, store: store, catalog: catalog) {
+                if let transfer = try prepare(candidate, store: store, catalog: lookups) {
                     bytesRead += Int64(candidate.info.st_size)
-                    batch[transfer.request.item.recordedURL] = candidate
-                    try archiver.accept(transfer)
-                    if archiver.pendingCount >= Archiver.batchLimit {
-                        try archiver.flush()
-                        removeMoved(store: store)
+                    room.wait()
+                    nonisolated(unsafe) let candidate = candidate
+                    worker.async(on: strand) { [self] in
+                        defer { room.signal() }
+                        guard failure.current == nil else {
+                            if case .received(let file, _, _, _) = transfer.body { unsafeStore.discard(file) }
+                            return
+                        }
+                        do {
+                            batch[transfer.request.item.recordedURL] = candidate
+                            try unsafeArchiver.accept(transfer)
+                            if unsafeArchiver.pendingCount >= Archiver.batchLimit {
+                                try unsafeArchiver.flush()
+                                removeMoved(store: unsafeStore)
+                            }
+                        } catch {
+                            failure.update { $0 = $0 ?? error }
+                        }
                     }
                 }
             } catch {
@@ -106,12 +146,17 @@ public final class ImportRun: @unchecked Sendable {
             onProgress?(seen, bytesRead)
             return true
         }
-        do {
-            try archiver.flush()
-            removeMoved(store: store)
-        } catch {
-            stopError = stopError ?? error
+        let finished: Error? = worker.sync(on: strand) { [self] in
+            guard failure.current == nil else { return nil }
+            do {
+                try unsafeArchiver.flush()
+                removeMoved(store: unsafeStore)
+                return nil
+            } catch {
+                return error
+            }
         }
+        stopError = stopError ?? failure.current ?? finished
         summary.cancelled = cancelFlag.isSet
         summary.stopReason = stopError.map { "\($0)" }
         summary.elapsed = Date().timeIntervalSince(start)
@@ -165,7 +210,7 @@ public final class ImportRun: @unchecked Sendable {
             }
             for path in unnamed {
                 summary.failed += 1
-                onResult?(FetchResult(url: path, origin: path, outcome: .failed,
+                emit(FetchResult(url: path, origin: path, outcome: .failed,
                                       reason: "its name is not UTF-8 (stray bytes shown as \\xNN), which the catalog cannot record; "
                                         + "rename it to UTF-8 (e.g. `convmv`) and import again"))
             }
@@ -182,7 +227,7 @@ public final class ImportRun: @unchecked Sendable {
             var target = stat()
             guard options.followLinks, stat(path, &target) == 0, (target.st_mode & S_IFMT) == S_IFREG else {
                 summary.linksSkipped += 1
-                onSkip?(path, options.followLinks ? "symbolic link to no file" : "symbolic link, not followed (--follow-links)")
+                skip(path, options.followLinks ? "symbolic link to no file" : "symbolic link, not followed (--follow-links)")
                 return true
             }
             info = target
@@ -190,7 +235,7 @@ public final class ImportRun: @unchecked Sendable {
         guard (info.st_mode & S_IFMT) == S_IFREG else { return true }
         if let junk = ImportFileKind.junk(name: name) {
             summary.notPhotos[junk, default: 0] += 1
-            onSkip?(path, junk)
+            skip(path, junk)
             return true
         }
         return visit(Candidate(path: path, info: info))
@@ -214,7 +259,7 @@ public final class ImportRun: @unchecked Sendable {
             result.original = original
             summary.unchanged += 1
             if options.move { pendingRemoval.append((candidate, original.path)) }
-            onResult?(result)
+            emit(result)
             return nil
         }
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (options.followLinks ? 0 : O_NOFOLLOW)
@@ -230,7 +275,7 @@ public final class ImportRun: @unchecked Sendable {
         if case .reject = ContentTypeRules.decide(contentType: nil, prefix: prefix, bodyBytes: Int64(info.st_size), file: candidate.path) {
             let what = ImportFileKind.notAPhoto(name: String(candidate.path.split(separator: "/").last ?? ""))
             summary.notPhotos[what, default: 0] += 1
-            onSkip?(candidate.path, what)
+            skip(candidate.path, what)
             return nil
         }
         let copy: StagingCopy
@@ -272,7 +317,7 @@ public final class ImportRun: @unchecked Sendable {
 
     private func failed(_ candidate: Candidate, _ url: String, _ reason: String) -> CompletedTransfer? {
         summary.failed += 1
-        onResult?(FetchResult(url: url, origin: candidate.path, outcome: .failed, reason: reason))
+        emit(FetchResult(url: url, origin: candidate.path, outcome: .failed, reason: reason))
         return nil
     }
 
@@ -331,14 +376,14 @@ public final class ImportRun: @unchecked Sendable {
                     result.reason = "already in the library (same size and time)"
                     result.path = original.path
                     summary.unchanged += 1
-                    onResult?(result)
+                    emit(result)
                     return true
                 }
                 let prefix = Array((try? Data(contentsOf: URL(fileURLWithPath: candidate.path), options: .alwaysMapped).prefix(StagingCopy.prefixLength)) ?? Data())
                 guard case .accept(let format, _) = ContentTypeRules.decide(contentType: nil, prefix: prefix, bodyBytes: Int64(candidate.info.st_size), file: candidate.path) else {
                     let what = ImportFileKind.notAPhoto(name: String(candidate.path.split(separator: "/").last ?? ""))
                     summary.notPhotos[what, default: 0] += 1
-                    onSkip?(candidate.path, what)
+                    skip(candidate.path, what)
                     return true
                 }
                 let hashed = try SHA256Hasher.hashFile(atPath: candidate.path)
@@ -370,7 +415,7 @@ public final class ImportRun: @unchecked Sendable {
                 result.reason = "\(error)"
                 summary.failed += 1
             }
-            onResult?(result)
+            emit(result)
             return true
         }
     }
