@@ -3,6 +3,7 @@ public enum CommandRegistry {
     public static var commands: [any Command.Type] { [
         FetchCommand.self,
         InspectCommand.self,
+        ListCommand.self,
         ThumbsCommand.self,
         GalleryCommand.self,
         VerifyCommand.self,
