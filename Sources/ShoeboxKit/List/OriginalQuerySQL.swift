@@ -42,7 +42,13 @@ struct OriginalQuerySQL {
             if query.takenFrom != nil || query.takenBefore != nil {
                 passes = [(nil, byTime)]  // the bounds already leave the undated out
             } else {
-                passes = [("taken_at IS NOT NULL", byTime), ("taken_at IS NULL", path)]
+                // SQLite, which plans without the bound values, took the capture-time index to find
+                // the undated rows even beside a narrow filter with its own index (a box: 0.3 s
+                // of 0.4 on a million rows); a unary + keeps it to that filter's index then.
+                let narrow = query.box != nil || query.near != nil || query.make != nil || query.model != nil
+                    || query.sourceHost != nil || query.urlPrefix != nil || query.addedFrom != nil || query.addedBefore != nil
+                let undated = dialect == .sqlite && narrow ? "+taken_at IS NULL" : "taken_at IS NULL"
+                passes = [("taken_at IS NOT NULL", byTime), (undated, path)]
             }
         case .added: passes = [(nil, "added_at\(builder.byteOrder)\(direction), \(path)")]
         case .path: passes = [(nil, path)]

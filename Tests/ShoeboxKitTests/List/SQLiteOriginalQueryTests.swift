@@ -53,10 +53,10 @@ final class SQLiteOriginalQueryTests: XCTestCase {
     func testCommonFiltersSeekAnIndex() throws {
         try contract.filled().close()
         let connection = try SQLiteConnection(path: path, readOnly: true)
-        func plan(_ change: (inout OriginalQuery) throws -> Void) throws -> String {
+        func plan(pass: Int = 0, _ change: (inout OriginalQuery) throws -> Void) throws -> String {
             var query = OriginalQuery()
             try change(&query)
-            let statement = OriginalQuerySQL.statements(for: query, columns: CatalogSchema.originalColumns, dialect: .sqlite, limited: true)[0]
+            let statement = OriginalQuerySQL.statements(for: query, columns: CatalogSchema.originalColumns, dialect: .sqlite, limited: true)[pass]
             let values: [SQLiteValue] = statement.parameters.map {
                 switch $0 {
                 case .text(let text): return .text(text)
@@ -75,6 +75,11 @@ final class SQLiteOriginalQueryTests: XCTestCase {
         XCTAssertTrue(try plan { $0.box = GeoBox(south: 1, west: 1, north: 2, east: 2); $0.sort = .path }
             .contains("SEARCH originals USING INDEX originals_position"))
         XCTAssertTrue(try plan { $0.sourceHost = "photos.example.com"; $0.sort = .path }.contains("SEARCH sources USING"))
+        // The undated originals (second statement of a capture-time sort): by the narrow filter's
+        // index when there is one, else by the capture-time index.
+        XCTAssertTrue(try plan(pass: 1) { $0.box = GeoBox(south: 1, west: 1, north: 2, east: 2) }.contains("USING INDEX originals_position"))
+        XCTAssertTrue(try plan(pass: 1) { $0.make = "canon" }.contains("USING INDEX originals_make"))
+        XCTAssertTrue(try plan(pass: 1) { $0.contentTypes = ["image/png"] }.contains("USING INDEX originals_taken_at (taken_at=?)"))
     }
 
     /// A catalog made before the list indexes gets them from the next writer; a reader does not write.
