@@ -93,6 +93,12 @@ def build(shoebox, folder, rows, seed):
     return time.perf_counter() - start
 
 
+def undated_too(select):
+    """The two statements of a capture-time sort: dated originals in order, then the undated by path
+    (the near query's exact distance is checked by shoebox alone, on the rows of this box)."""
+    return f"{select} AND taken_at IS NOT NULL ORDER BY taken_at, path; {select} AND taken_at IS NULL ORDER BY path"
+
+
 # (name, shoebox list arguments, the equivalent SQL for the sqlite3 shell)
 COLUMNS = "sha256, path, bytes, content_type, width, height, taken_at, make, model, gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by"
 QUERIES = [
@@ -106,14 +112,11 @@ QUERIES = [
      f"SELECT {COLUMNS} FROM originals WHERE taken_at >= '2020:01:01 00:00:00' AND make >= 'nikon' COLLATE NOCASE AND make < 'nikoo' COLLATE NOCASE "
      "AND model >= 'nikon z 6' COLLATE NOCASE AND model < 'nikon z 7' COLLATE NOCASE ORDER BY taken_at, path LIMIT 100"),
     ("bbox Paris (--paths)", ["--bbox", "48.80,2.20,48.90,2.40", "--paths"],
-     f"SELECT {COLUMNS} FROM originals WHERE gps_latitude >= 48.8 AND gps_latitude <= 48.9 AND gps_longitude >= 2.2 AND gps_longitude <= 2.4 "
-     "AND taken_at IS NOT NULL ORDER BY taken_at, path"),
+     undated_too(f"SELECT {COLUMNS} FROM originals WHERE gps_latitude >= 48.8 AND gps_latitude <= 48.9 AND gps_longitude >= 2.2 AND gps_longitude <= 2.4")),
     ("near 2 km (--paths)", ["--near", "48.8584,2.2945,2km", "--paths"],
-     f"SELECT {COLUMNS} FROM originals WHERE gps_latitude >= 48.8404 AND gps_latitude <= 48.8764 AND gps_longitude >= 2.2672 AND gps_longitude <= 2.3218 "
-     "AND taken_at IS NOT NULL ORDER BY taken_at, path"),
+     undated_too(f"SELECT {COLUMNS} FROM originals WHERE gps_latitude >= 48.8404 AND gps_latitude <= 48.8764 AND gps_longitude >= 2.2672 AND gps_longitude <= 2.3218")),
     ("small host (--paths)", ["--host", "host150.example.com", "--paths"],
-     f"SELECT {COLUMNS} FROM originals WHERE sha256 IN (SELECT sha256 FROM sources WHERE url >= 'https://host150.example.com/' AND url < 'https://host150.example.com0') "
-     "AND taken_at IS NOT NULL ORDER BY taken_at, path"),
+     undated_too(f"SELECT {COLUMNS} FROM originals WHERE sha256 IN (SELECT sha256 FROM sources WHERE url >= 'https://host150.example.com/' AND url < 'https://host150.example.com0')")),
     ("heic with GPS, 100", ["--format", "heic", "--has-gps", "-n", "100"],
      f"SELECT {COLUMNS} FROM originals WHERE gps_latitude IS NOT NULL AND gps_longitude IS NOT NULL AND content_type = 'image/heic' "
      "AND taken_at IS NOT NULL ORDER BY taken_at, path LIMIT 100"),
