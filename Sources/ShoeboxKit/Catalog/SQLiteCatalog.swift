@@ -34,8 +34,6 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     private var thumbnailColumns = CatalogSchema.thumbnailColumns
 
     private let checksIntegrity: Bool
-    /// Whether this reader's page cache was enlarged for a long query (`originals(matching:)`).
-    private var hasLargeCache = false
     /// Paths reserved by this writer, case-folded. Held in the process: the library lock
     /// makes this connection the only writer, so no other can reserve meanwhile.
     private var reserved: [String: String] = [:]
@@ -355,13 +353,6 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         let statements = OriginalQuerySQL.statements(
             for: query, columns: originalColumns, dialect: .sqlite, limited: limit != nil && !query.needsExactCheck, datedBy: datedBy)
         try transaction {
-            if isReadOnly && !hasLargeCache {
-                // Rows in capture-time or path order are scattered over the table: with SQLite's
-                // default 2 MiB cache the same pages were read from the kernel again and again
-                // (80% of the time of a million paths). Memory is taken only as pages are read.
-                try connection.execute("PRAGMA cache_size = -262144")
-                hasLargeCache = true
-            }
             var remaining = limit ?? Int.max
             for statement in statements where remaining > 0 {
                 var values: [SQLiteValue] = statement.parameters.map { parameter in
