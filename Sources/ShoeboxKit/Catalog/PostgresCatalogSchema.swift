@@ -74,7 +74,6 @@ enum PostgresCatalogSchema {
         )
         """,
         "CREATE INDEX IF NOT EXISTS thumbnails_original ON thumbnails (original_sha256)",
-        // For `shoebox list` (`listIndexes`).
         // A library path promised to one writer's content before its bytes are stored; holder
         // is the writing connection's id, released after its batch (`Catalog.reservePath`).
         """
@@ -86,7 +85,7 @@ enum PostgresCatalogSchema {
             reserved_at TIMESTAMPTZ NOT NULL DEFAULT now()
         )
         """,
-    ] + listIndexes
+    ] + listIndexes  // `shoebox list`'s, below
 
     /// The indexes `shoebox list` relies on (`OriginalQuerySQL`): text in byte order, as the
     /// queries compare it; make and model lower-cased in ASCII only (collation "C"), as SQLite's
