@@ -4,6 +4,7 @@ public enum CommandRegistry {
         FetchCommand.self,
         ImportCommand.self,
         InspectCommand.self,
+        ListCommand.self,
         ThumbsCommand.self,
         GalleryCommand.self,
         VerifyCommand.self,

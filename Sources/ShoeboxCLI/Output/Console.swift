@@ -11,6 +11,10 @@ public final class Console: @unchecked Sendable {
     private var onOutputFailure: (@Sendable () -> Void)?
     public let stderrIsTerminal: Bool
     public let useColor: Bool
+    /// Whether stdout is a terminal (a person reads the data, not a program).
+    public let stdoutIsTerminal: Bool
+    /// Colour in the data on stdout: a terminal, NO_COLOR unset, TERM not dumb.
+    public let stdoutColor: Bool
     /// TERM=dumb: no escape sequences at all, lines are cleared by overwriting them with spaces.
     private let dumbTerminal: Bool
     private var progressWidth = 0
@@ -22,12 +26,20 @@ public final class Console: @unchecked Sendable {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         dumbTerminal = environment["TERM"] == "dumb"
         useColor = stderrIsTerminal && !noColor && !dumbTerminal
+        stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+        stdoutColor = stdoutIsTerminal && !noColor && !dumbTerminal
     }
 
     /// Writes one line of data to stdout; after a failed write (closed pipe, full disk)
     /// nothing more is written there, and `outputFailure` says why.
     public func out(_ line: String) {
         write(line + "\n", to: STDOUT_FILENO)
+    }
+
+    /// Writes data to stdout as it is (no line break added: NUL-separated output, or many
+    /// lines gathered into one write); after a failed write, as `out`, nothing more.
+    public func outText(_ text: String) {
+        write(text, to: STDOUT_FILENO)
     }
 
     /// The errno of the first failed write to stdout (EPIPE: the reader went away).

@@ -12,7 +12,7 @@ enum FetchResultJSON {
             ("extension", text(result.fileExtension)),
             ("final_url", text(result.finalURL)),
             ("http_status", integer(result.httpStatus)),
-            ("metadata", result.original.map(metadata) ?? "null"),
+            ("metadata", result.original.map(OriginalRecordJSON.metadata) ?? "null"),
             ("outcome", JSONText.string(result.outcome.rawValue)),
             ("path", text(result.path)),
             ("reason", text(result.reason)),
@@ -20,27 +20,6 @@ enum FetchResultJSON {
             ("source", JSONText.string(result.origin)),
             ("url", JSONText.string(result.url)),
             ("warnings", "[" + result.warnings.map(JSONText.string).joined(separator: ",") + "]"),
-        ])
-    }
-
-    private static func metadata(_ original: OriginalRecord) -> String {
-        var gps = "null"
-        if let latitude = original.gpsLatitude, let longitude = original.gpsLongitude {
-            gps = JSONText.line([
-                ("altitude", original.gpsAltitude.map(JSONText.number) ?? "null"),
-                ("latitude", JSONText.number(latitude)),
-                ("longitude", JSONText.number(longitude)),
-            ])
-        }
-        return JSONText.line([
-            ("dated_by", text(original.datedBy?.rawValue)),
-            ("gps", gps),
-            ("height", integer(original.height)),
-            ("make", text(original.make)),
-            ("model", text(original.model)),
-            ("orientation", integer(original.orientation)),
-            ("taken_at", text(original.takenAt)),
-            ("width", integer(original.width)),
         ])
     }
 

@@ -49,6 +49,10 @@ public protocol Catalog: AnyObject {
     func originals(after path: String?, limit: Int) throws -> [OriginalRecord]
     /// Every original, ordered by path ("library order").
     func allOriginals() throws -> [OriginalRecord]
+    /// The originals `query` selects, in its order, at most `limit` of them (nil: all), one
+    /// at a time to `each` as the catalog yields them (never all in memory); `each` returns
+    /// false to stop early. Answered from the catalog alone, with bound parameters.
+    func originals(matching query: OriginalQuery, limit: Int?, _ each: (OriginalRecord) throws -> Bool) throws
     func countOriginals() throws -> Int
 
     func source(url: String) throws -> SourceRecord?
@@ -116,5 +120,16 @@ extension Catalog {
 
     public func upsertSources(_ records: [SourceRecord]) throws {
         for record in records { try upsertSource(record) }
+    }
+
+    /// The query answered in memory from `allOriginals` and every URL that gave each
+    /// (`sourceVersions`) by `OriginalQuery.matches` and `precedes`: right for a small catalog
+    /// held in memory (a test's); the SQL catalogs answer it with their indexes.
+    public func originals(matching query: OriginalQuery, limit: Int?, _ each: (OriginalRecord) throws -> Bool) throws {
+        let originals = try allOriginals()
+        var urls: [String: [String]] = [:]
+        for original in originals { urls[original.sha256] = try sourceVersions(sha256: original.sha256).map(\.url) }
+        let selected = originals.filter { query.matches($0, sourceURLs: urls[$0.sha256] ?? []) }.sorted(by: query.precedes)
+        for record in selected.prefix(limit ?? Int.max) where try !each(record) { return }
     }
 }

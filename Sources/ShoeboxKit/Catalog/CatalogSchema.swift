@@ -34,6 +34,12 @@
 /// );
 ///
 /// CREATE INDEX originals_folded_path ON originals(folded_path);
+/// -- For `shoebox list` (`listIndexes`): its orders and filters, answered without a table scan.
+/// CREATE INDEX originals_taken_at ON originals(taken_at, path);
+/// CREATE INDEX originals_added_at ON originals(added_at, path);
+/// CREATE INDEX originals_make ON originals(make COLLATE NOCASE);
+/// CREATE INDEX originals_model ON originals(model COLLATE NOCASE);
+/// CREATE INDEX originals_position ON originals(gps_latitude, gps_longitude) WHERE gps_latitude IS NOT NULL;
 ///
 /// -- One row per URL ever fetched, keyed by the URL as listed.
 /// CREATE TABLE sources (
@@ -86,7 +92,10 @@
 /// `originals_path_nocase` (ASCII case only); 3 replaced that index by `folded_path`
 /// (`CaseFoldedPath`), which also folds letters outside ASCII (É, Ж). A writer upgrades an
 /// older catalog when it opens it (`upgrades`, then `SQLiteCatalog` fills `folded_path`);
-/// a reader of an older catalog sees NULL for the newer columns.
+/// a reader of an older catalog sees NULL for the newer columns. The `list` indexes change
+/// no table and so no version: a writer adds those missing when it opens the catalog (a
+/// catalog of a million originals takes a few seconds, once); a reader of a catalog no
+/// writer has opened since gets the same answers, more slowly.
 ///
 /// The same tables in PostgreSQL (`PostgresCatalog`): `PostgresCatalogSchema`.
 enum CatalogSchema {
@@ -128,6 +137,16 @@ enum CatalogSchema {
     /// Run after the upgrade to version 3 has filled `folded_path`: indexing the filled
     /// column once is faster than updating the index row by row.
     static let foldedPathIndex = "CREATE INDEX IF NOT EXISTS originals_folded_path ON originals(folded_path)"
+
+    /// The indexes `shoebox list` relies on (`OriginalQuerySQL`), created with the schema and
+    /// added by a writer to a catalog made before them.
+    static let listIndexes: [String] = [
+        "CREATE INDEX IF NOT EXISTS originals_taken_at ON originals(taken_at, path)",
+        "CREATE INDEX IF NOT EXISTS originals_added_at ON originals(added_at, path)",
+        "CREATE INDEX IF NOT EXISTS originals_make ON originals(make COLLATE NOCASE)",
+        "CREATE INDEX IF NOT EXISTS originals_model ON originals(model COLLATE NOCASE)",
+        "CREATE INDEX IF NOT EXISTS originals_position ON originals(gps_latitude, gps_longitude) WHERE gps_latitude IS NOT NULL",
+    ]
 
     /// The statements creating the current version, run in one transaction on a new catalog.
     static let createStatements: [String] = [
@@ -188,7 +207,7 @@ enum CatalogSchema {
         "CREATE INDEX thumbnails_original ON thumbnails(original_sha256)",
         sourceVersionsTable,
         sourceVersionsIndex,
-    ]
+    ] + listIndexes
 
     static let originalColumns =
         "sha256, path, bytes, content_type, width, height, taken_at, make, model, "

@@ -88,6 +88,19 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
                 server: connection.server,
                 detail: "schema_version \(version); a PostgreSQL catalog starts at version \(Self.schemaVersion)")
         }
+        try addListIndexes()
+    }
+
+    /// Adds the indexes of `PostgresCatalogSchema.listIndexes` to a catalog made before them,
+    /// once, under the creation lock (the other processes opening it meanwhile wait, then find them).
+    private func addListIndexes() throws {
+        let has = { try self.connection.query(PostgresCatalogSchema.hasListIndexes) { $0.string(0) == "t" }.first ?? false }
+        guard try !has() else { return }
+        try transaction {
+            try connection.run("SELECT pg_advisory_xact_lock($1)", [.integer(PostgresCatalogSchema.creationLockKey)])
+            guard try !has() else { return }
+            for statement in PostgresCatalogSchema.listIndexes { try connection.execute(statement) }
+        }
     }
 
     /// Version 3 to 4 (`source_versions`), once, under the creation lock: a process that waited
@@ -381,6 +394,38 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
 
     public func countOriginals() throws -> Int {
         try call { try connection.query(PostgresCatalogSchema.countOriginals) { $0.int(0) ?? 0 }.first ?? 0 }
+    }
+
+    /// Streams the rows in single-row mode (`PostgresConnection.stream`).
+    public func originals(matching query: OriginalQuery, limit: Int?, _ each: (OriginalRecord) throws -> Bool) throws {
+        let statements = OriginalQuerySQL.statements(
+            for: query, columns: CatalogSchema.originalColumns, dialect: .postgres, limited: limit != nil && !query.needsExactCheck)
+        try call {
+            var remaining = limit ?? Int.max
+            for statement in statements where remaining > 0 {
+                var values: [PostgresValue] = statement.parameters.map { parameter in
+                    switch parameter {
+                    case .text(let text): return .text(text)
+                    case .real(let number): return .double(number)
+                    case .integer(let number): return .integer(number)
+                    }
+                }
+                if statement.limited { values.append(.integer(Int64(remaining))) }
+                var stopped = false
+                try connection.stream(statement.sql, values) { row in
+                    let record = Self.original(row)
+                    guard query.matchesExactly(record) else { return true }
+                    remaining -= 1
+                    guard try each(record) else {
+                        stopped = true
+                        return false
+                    }
+                    // With a LIMIT the server ends the result itself: no cancel needed.
+                    return remaining > 0 || statement.limited
+                }
+                if stopped { return }
+            }
+        }
     }
 
     private static func values(_ record: OriginalRecord) -> [PostgresValue] {

@@ -87,7 +87,21 @@ enum PostgresCatalogSchema {
             reserved_at TIMESTAMPTZ NOT NULL DEFAULT now()
         )
         """,
+    ] + listIndexes  // `shoebox list`'s, below
+
+    /// The indexes `shoebox list` relies on (`OriginalQuerySQL`): text in byte order, as the
+    /// queries compare it; make and model lower-cased in ASCII only (collation "C"), as SQLite's
+    /// NOCASE. Created with the schema, and added by the first process to open a catalog
+    /// made before them (a plain CREATE INDEX: writers wait while a large table is indexed).
+    static let listIndexes: [String] = [
+        "CREATE INDEX IF NOT EXISTS originals_taken_at ON originals (taken_at COLLATE \"C\", path)",
+        "CREATE INDEX IF NOT EXISTS originals_added_at ON originals (added_at COLLATE \"C\", path)",
+        "CREATE INDEX IF NOT EXISTS originals_make ON originals (lower(make COLLATE \"C\"))",
+        "CREATE INDEX IF NOT EXISTS originals_model ON originals (lower(model COLLATE \"C\"))",
+        "CREATE INDEX IF NOT EXISTS originals_position ON originals (gps_latitude, gps_longitude) WHERE gps_latitude IS NOT NULL",
     ]
+    /// Whether the last of `listIndexes` exists (they are made together).
+    static let hasListIndexes = "SELECT to_regclass('originals_position') IS NOT NULL"
 
     static let insertMeta = "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING"
     static let schemaVersion = "SELECT value FROM meta WHERE key = 'schema_version'"

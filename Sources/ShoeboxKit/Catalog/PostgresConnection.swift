@@ -214,6 +214,53 @@ final class PostgresConnection {
         return rows
     }
 
+    /// Runs a prepared statement in single-row mode, handing each row to `row` as it arrives
+    /// (nothing is collected: a result of millions of rows is never in memory); `row` returns
+    /// false to stop, and the rest of the query is cancelled on the server.
+    func stream(_ sql: String, _ values: [PostgresValue], _ row: (PostgresRow) throws -> Bool) throws {
+        let handle = try liveHandle()
+        let name = try prepared(sql, parameterCount: values.count, handle: handle)
+        roundTrips += 1
+        let sent = Self.withCStrings(values.map(\.parameter)) { parameters in
+            PQsendQueryPrepared(handle, name, Int32(values.count), parameters, nil, nil, 0)
+        }
+        guard sent == 1 else { throw failure(nil) }
+        PQsetSingleRowMode(handle)
+        var finished = false
+        var firstError: Error?
+        // Every result is read to the end, even after a stop: the connection is then ready for the next call.
+        while let result = PQgetResult(handle) {
+            defer { PQclear(result) }
+            switch PQresultStatus(result) {
+            case PGRES_SINGLE_TUPLE:
+                guard !finished else { continue }
+                do {
+                    if try !row(PostgresRow(result: result, row: 0)) {
+                        finished = true
+                        Self.cancel(handle)
+                    }
+                } catch {
+                    (finished, firstError) = (true, error)
+                    Self.cancel(handle)
+                }
+            case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+                continue
+            default:
+                // After a stop, the server's "canceling statement" is the expected end.
+                if !finished { (finished, firstError) = (true, failure(result)) }
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Asks the server to stop the statement running on `handle` (a no-op when it has ended).
+    private static func cancel(_ handle: OpaquePointer) {
+        guard let request = PQgetCancel(handle) else { return }
+        defer { PQfreeCancel(request) }
+        var message = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(request, &message, Int32(message.count))
+    }
+
     /// Runs a prepared statement whose result rows do not matter.
     func run(_ sql: String, _ values: [PostgresValue] = []) throws {
         try query(sql, values) { _ in () }

@@ -109,6 +109,20 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         }
         try connection.execute("PRAGMA foreign_keys=ON")
         try prepareSchema()
+        if !isReadOnly { try addListIndexes() }
+    }
+
+    /// Adds the indexes of `CatalogSchema.listIndexes` a catalog made before them lacks
+    /// (nothing to do, and no write, when it has them).
+    private func addListIndexes() throws {
+        let names = Set(try connection.query("SELECT name FROM sqlite_master WHERE type='index'") { $0.string(0) ?? "" })
+        let missing = CatalogSchema.listIndexes.filter { statement in
+            !names.contains(where: { statement.contains(" \($0) ON ") })
+        }
+        guard !missing.isEmpty else { return }
+        try transaction {
+            for statement in missing { try connection.execute(statement) }
+        }
     }
 
     private func quickCheck() throws {
@@ -333,6 +347,40 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
 
     public func countOriginals() throws -> Int {
         try locked { try connection.query("SELECT count(*) FROM originals") { $0.int(0) ?? 0 }.first ?? 0 }
+    }
+
+    /// Streams the rows as SQLite steps to them, in one read transaction (one snapshot for
+    /// both statements of a capture-time sort).
+    public func originals(matching query: OriginalQuery, limit: Int?, _ each: (OriginalRecord) throws -> Bool) throws {
+        let datedBy = originalColumns.hasSuffix(", dated_by") ? "dated_by" : "NULL"
+        let statements = OriginalQuerySQL.statements(
+            for: query, columns: originalColumns, dialect: .sqlite, limited: limit != nil && !query.needsExactCheck, datedBy: datedBy,
+            sourceTable: hasSourceVersions ? "source_versions" : "sources")
+        try transaction {
+            var remaining = limit ?? Int.max
+            for statement in statements where remaining > 0 {
+                var values: [SQLiteValue] = statement.parameters.map { parameter in
+                    switch parameter {
+                    case .text(let text): return .text(text)
+                    case .real(let number): return .real(number)
+                    case .integer(let number): return .integer(number)
+                    }
+                }
+                if statement.limited { values.append(.integer(Int64(remaining))) }
+                var stopped = false
+                try connection.each(statement.sql, values) { row in
+                    let record = Self.original(row)
+                    guard query.matchesExactly(record) else { return true }
+                    remaining -= 1
+                    guard try each(record) else {
+                        stopped = true
+                        return false
+                    }
+                    return remaining > 0
+                }
+                if stopped { return }
+            }
+        }
     }
 
     private static func original(_ row: SQLiteRow) -> OriginalRecord {

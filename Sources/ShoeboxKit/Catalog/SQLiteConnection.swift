@@ -92,6 +92,23 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs a statement, handing each result row to `row` as SQLite steps to it (nothing is
+    /// collected); `row` returns false to stop.
+    func each(_ sql: String, _ values: [SQLiteValue], _ row: (SQLiteRow) throws -> Bool) throws {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        try bind(values, to: statement, sql: sql)
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw error(code, sql) }
+            guard try row(SQLiteRow(statement: statement)) else { return }
+        }
+    }
+
     /// Runs a statement that returns no rows.
     func run(_ sql: String, _ values: [SQLiteValue] = []) throws {
         try query(sql, values) { _ in () }
