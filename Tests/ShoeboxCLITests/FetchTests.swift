@@ -102,6 +102,23 @@ final class FetchTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try modified(undated), before)
     }
 
+    func testListShowsEveryVersionOfAURLWithItsSources() throws {
+        let moving = server.url("/versioned/list-moving?change=1")
+        XCTAssertEqual(try runner.fetch([moving]).status, 0)
+        XCTAssertEqual(try runner.fetch([moving], ["--refresh"]).status, 0)
+        let listed = try ShoeboxProcess.run(["list", "--library", runner.library.path, "--url-prefix", moving, "--sources", "--json"])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        let lines = FetchRunner.parseLines(listed.stdout)
+        XCTAssertEqual(lines.count, 2, "both versions of the URL: \(listed.stdout)")
+        for line in lines {
+            let sources = line["sources"] as? [[String: Any]] ?? []
+            XCTAssertEqual(sources.compactMap { $0["url"] as? String }, [moving], "\(line)")
+            XCTAssertNotNil(sources.first?["first_fetched_at"] as? String)
+        }
+        let table = try ShoeboxProcess.run(["list", "--library", runner.library.path, "--url-prefix", moving, "--sources"])
+        XCTAssertEqual(table.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("    " + moving) }.count, 2, table.stdout)
+    }
+
     func testContentTypeAndSniffingRules() throws {
         let urls = [
             "declaredPNG": server.url("/photo/a?seed=a&ct=image/png"),

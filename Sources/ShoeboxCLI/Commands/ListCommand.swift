@@ -28,6 +28,7 @@ public enum ListCommand: Command {
             OptionSpec("sort", .value("taken|added|path|size"), help: "Order: capture time (undated last), time stored, library path or size.", default: "taken"),
             OptionSpec("reverse", help: "Newest, largest or last path first (undated originals still last)."),
             OptionSpec("limit", short: "n", .value("N"), help: "Show at most N originals."),
+            OptionSpec("sources", help: "Also show every URL that gave each original (older versions of a URL included), newest first."),
             OptionSpec("json", help: "Print one JSON object a line per original: fetch's metadata keys and added_at, bytes, content_type, path, sha256."),
             OptionSpec("paths", help: "Print only each original's file (or s3:// object), one a line, for xargs."),
             OptionSpec("null", short: "0", help: "With --paths (implied): end each path with a NUL byte instead of a line break, for xargs -0."),
@@ -48,7 +49,7 @@ public enum ListCommand: Command {
         defer { withExtendedLifetime(trap) {} }
         let query = try query(arguments)
         let limit: Int? = try arguments.value("limit").map { _ in try arguments.integer("limit", default: 0, in: 1...Int(Int32.max)) }
-        let nul = arguments.flag("null"), json = arguments.flag("json")
+        let nul = arguments.flag("null"), json = arguments.flag("json"), withSources = arguments.flag("sources")
         let paths = arguments.flag("paths") || nul
         if json && paths {
             throw UsageError.conflicting("--json and --paths\(nul ? " (or -0)" : "") print different things: choose one")
@@ -62,15 +63,23 @@ public enum ListCommand: Command {
             let library = try Library.openForReading(configuration)
             let catalog = try library.openCatalog(readOnly: true, checkIntegrity: false)
             defer { catalog.close() }
+            // Looked up beside the streamed answer, on a connection of their own.
+            let lookups = withSources && !paths ? try library.openCatalog(readOnly: true, checkIntegrity: false) : nil
+            defer { lookups?.close() }
             if !json && !paths { output.line(table.header) }
             try catalog.originals(matching: query, limit: limit) { original in
                 count += 1
+                let sources = try lookups?.sourceVersions(sha256: original.sha256)
                 if json {
-                    output.line(OriginalRecordJSON.listed(original))
+                    output.line(OriginalRecordJSON.listed(original, sources: sources))
                 } else if paths {
                     output.text(location(original.path) + (nul ? "\0" : "\n"))
                 } else {
                     output.line(table.row(original))
+                    for version in sources ?? [] {
+                        output.line("    " + TerminalText.oneLine(version.url) + "  (" + version.firstFetchedAt
+                            + (version.lastFetchedAt != version.firstFetchedAt ? " .. " + version.lastFetchedAt : "") + ")")
+                    }
                 }
                 return console.outputFailure == nil
             }

@@ -11,14 +11,26 @@ enum OriginalRecordJSON {
 
     /// One `list --json` line: the `metadata` keys, and `added_at`, `bytes`, `content_type`,
     /// `path` and `sha256`, keys in sorted order as everywhere else.
-    static func listed(_ original: OriginalRecord) -> String {
-        let members = metadataMembers(original) + [
+    /// With `sources` (`list --sources`): a `sources` array too, every URL that gave these
+    /// bytes with its first and latest fetch, the most recent first.
+    static func listed(_ original: OriginalRecord, sources: [SourceVersion]? = nil) -> String {
+        var members = metadataMembers(original) + [
             ("added_at", JSONText.string(original.addedAt)),
             ("bytes", String(original.bytes)),
             ("content_type", JSONText.string(original.contentType)),
             ("path", JSONText.string(original.path)),
             ("sha256", JSONText.string(original.sha256)),
         ]
+        if let sources {
+            members.append(("sources", "[" + sources.map { version in
+                JSONText.line([
+                    ("final_url", text(version.finalURL)),
+                    ("first_fetched_at", JSONText.string(version.firstFetchedAt)),
+                    ("last_fetched_at", JSONText.string(version.lastFetchedAt)),
+                    ("url", JSONText.string(version.url)),
+                ])
+            }.joined(separator: ",") + "]"))
+        }
         return JSONText.line(members.sorted { $0.0 < $1.0 })
     }
 
