@@ -5,6 +5,7 @@ public enum CommandRegistry {
         ImportCommand.self,
         InspectCommand.self,
         ListCommand.self,
+        ExportCommand.self,
         ThumbsCommand.self,
         GalleryCommand.self,
         VerifyCommand.self,

@@ -24,7 +24,7 @@ public enum ExitStatus {
     /// exits with the status this gives it.
     public static func of(_ error: Error) -> Int32 {
         switch error {
-        case is UsageError, is FetchRunError, is URLListReader.ReadError, is ImportError, is OriginalQueryError:
+        case is UsageError, is FetchRunError, is URLListReader.ReadError, is ImportError, is OriginalQueryError, is ExportError:
             return usage
         case LibraryError.locked, CatalogError.busy:
             return libraryLocked

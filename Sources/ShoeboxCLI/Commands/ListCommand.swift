@@ -10,6 +10,26 @@ public enum ListCommand: Command {
             LibraryOption.spec,
             LibraryOption.storeSpec,
             LibraryOption.catalogSpec,
+        ] + filterOptions + [
+            OptionSpec("limit", short: "n", .value("N"), help: "Show at most N originals."),
+            OptionSpec("sources", help: "Also show every URL that gave each original (older versions of a URL included), newest first."),
+            OptionSpec("json", help: "Print one JSON object a line per original: fetch's metadata keys and added_at, bytes, content_type, path, sha256."),
+            OptionSpec("paths", help: "Print only each original's file (or s3:// object), one a line, for xargs."),
+            OptionSpec("null", short: "0", help: "With --paths (implied): end each path with a NUL byte instead of a line break, for xargs -0."),
+        ],
+        discussion: """
+        Filters combine (all must hold); a repeated --format or --dated-by matches any of its values. Only the catalog is
+        read, never the files. Capture times are compared as the catalog has them: the camera's clock, no time zone; an
+        original without one matches no --since or --until and is listed after the dated ones. The lens is not catalogued
+        (the catalog records make and model only), so there is no lens filter: 'shoebox inspect' reads it from the files.
+        Without --json or --paths the answer is a table, on a terminal or not (colour only on a terminal, never with NO_COLOR).
+        Exit status: 0 listed (also when nothing matches), 2 usage or a bad filter, 4 library or catalog unusable,
+        5 shared catalog unreachable, 130 interrupted, 141 output closed by its reader.
+        """
+    )
+
+    /// The filters and order options, shared with `export` (`query(_:)` reads them).
+    static let filterOptions: [OptionSpec] = [
             OptionSpec("since", .value("DATE"), help: "Taken at or after DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS; YYYY-MM, YYYY), the camera's clock."),
             OptionSpec("until", .value("DATE"), help: "Taken on or before DATE; a day, month or year given counts whole."),
             OptionSpec("make", .value("TEXT"), help: "Camera make starting with TEXT, ignoring case (EXIF Make: nikon finds NIKON CORPORATION)."),
@@ -27,22 +47,7 @@ public enum ListCommand: Command {
             OptionSpec("url-prefix", .value("PREFIX"), help: "Downloaded from a URL starting with PREFIX, as listed."),
             OptionSpec("sort", .value("taken|added|path|size"), help: "Order: capture time (undated last), time stored, library path or size.", default: "taken"),
             OptionSpec("reverse", help: "Newest, largest or last path first (undated originals still last)."),
-            OptionSpec("limit", short: "n", .value("N"), help: "Show at most N originals."),
-            OptionSpec("sources", help: "Also show every URL that gave each original (older versions of a URL included), newest first."),
-            OptionSpec("json", help: "Print one JSON object a line per original: fetch's metadata keys and added_at, bytes, content_type, path, sha256."),
-            OptionSpec("paths", help: "Print only each original's file (or s3:// object), one a line, for xargs."),
-            OptionSpec("null", short: "0", help: "With --paths (implied): end each path with a NUL byte instead of a line break, for xargs -0."),
-        ],
-        discussion: """
-        Filters combine (all must hold); a repeated --format or --dated-by matches any of its values. Only the catalog is
-        read, never the files. Capture times are compared as the catalog has them: the camera's clock, no time zone; an
-        original without one matches no --since or --until and is listed after the dated ones. The lens is not catalogued
-        (the catalog records make and model only), so there is no lens filter: 'shoebox inspect' reads it from the files.
-        Without --json or --paths the answer is a table, on a terminal or not (colour only on a terminal, never with NO_COLOR).
-        Exit status: 0 listed (also when nothing matches), 2 usage or a bad filter, 4 library or catalog unusable,
-        5 shared catalog unreachable, 130 interrupted, 141 output closed by its reader.
-        """
-    )
+    ]
 
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let trap = InterruptExit.trap("list", console: console)
