@@ -66,12 +66,15 @@ struct CompletionsHarness {
     zmodload zsh/zpty || exit 3
     script=$1; shift
     zpty shell zsh -f -i
+    # What the shell prints (the listings of matches) is read and dropped as it comes: a terminal
+    # nobody reads fills up, and the shell then blocks mid-listing (many options, a long list).
+    drain() { local __junk; while zpty -rt shell __junk 2>/dev/null; do :; done }
     zpty -w shell "PS1=''; PROMPT=''; RPROMPT=''; unsetopt beep; autoload -Uz compinit; compinit -u -D"
     # Record the matches of every compadd call that adds to the list (not those only collecting with -O/-A/-D).
     zpty -w shell 'compadd() { if [[ " $* " == *" -"[OAD]" "* ]]; then builtin compadd "$@"; return; fi; local -a __m; builtin compadd -A __m "$@"; (( $#__m )) && print -rl -- $__m >> $__out; builtin compadd "$@"; }'
     zpty -w shell "source ${(q)script}; bindkey '^I' complete-word; print -r -- ready > ${(q)1}.ready"
     # Keys typed before the line editor is up may be lost: wait until the set-up has run.
-    for i in {1..200}; do [[ -e $1.ready ]] && break; sleep 0.05; done
+    for i in {1..200}; do drain; [[ -e $1.ready ]] && break; sleep 0.05; done
     # After each completion, zsh runs the functions in comppostfuncs (then empties it): mark the end.
     zpty -w shell '__completed() { print -r -- end > $__out.end; }'
     while (( $# >= 2 )); do
@@ -80,10 +83,10 @@ struct CompletionsHarness {
         zpty -w shell "__out=${(q)out}; comppostfuncs=(__completed)"
         zpty -w -n shell "$line"$'\t'
         # Type nothing more until the completion has finished: zsh cuts a completion short when keys are waiting.
-        for i in {1..500}; do [[ -e $out.end ]] && break; sleep 0.02; done
+        for i in {1..500}; do drain; [[ -e $out.end ]] && break; sleep 0.02; done
         # Ctrl-U clears the line; the marker says the shell is ready for the next line.
         zpty -w shell $'\x15'"print -r -- done > ${(q)out}.done"
-        for i in {1..500}; do [[ -e $out.done ]] && break; sleep 0.02; done
+        for i in {1..500}; do drain; [[ -e $out.done ]] && break; sleep 0.02; done
     done
     zpty -d shell
     exit 0
