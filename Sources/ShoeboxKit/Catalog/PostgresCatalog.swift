@@ -504,10 +504,7 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
         guard !rows.isEmpty else { return }
         // Each (URL, content) pair once, its latest record (one statement may not update a row twice).
         var versions: [String: SourceVersion] = [:]
-        for version in records.compactMap(SourceVersion.init) {
-            let key = version.url + "\u{0}" + version.sha256
-            versions[key] = versions[key].map { $0.merged(with: version) } ?? version
-        }
+        for version in records.compactMap(SourceVersion.init) { SourceVersion.merge(version, into: &versions) }
         try transaction {
             if !versions.isEmpty {
                 try call { try connection.run(PostgresCatalogSchema.upsertSourceVersions, Self.columnArrays(versions.values.map(Self.values))) }

@@ -32,6 +32,12 @@ public struct SourceVersion: Sendable, Equatable, Codable {
                   httpStatus: source.httpStatus, firstFetchedAt: source.fetchedAt, lastFetchedAt: source.fetchedAt)
     }
 
+    /// Adds `version` to `versions`, keyed by URL and content: merged with the one there.
+    public static func merge(_ version: SourceVersion, into versions: inout [String: SourceVersion]) {
+        let key = version.url + "\u{0}" + version.sha256
+        versions[key] = versions[key].map { $0.merged(with: version) } ?? version
+    }
+
     /// This version seen again in `later` (same URL and content): its latest fetch and validators.
     public func merged(with later: SourceVersion) -> SourceVersion {
         var merged = later

@@ -164,8 +164,7 @@ public final class ExportRun: @unchecked Sendable {
             return outcome(.failed, "the library's copy is not the catalogued bytes; run shoebox verify --repair")
         }
         if let modified = try? store.info(path: original.path)?.modified {
-            var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: time_t(modified), tv_nsec: 0)]
-            futimens(fd, &times)
+            StagingFile.setModified(fd, time_t(modified))
         }
         guard fsync(fd) == 0 else { return outcome(.failed, "sync: \(String(cString: strerror(errno)))") }
         guard rename(partial, destination) == 0 else { return outcome(.failed, String(cString: strerror(errno))) }

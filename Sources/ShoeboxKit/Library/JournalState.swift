@@ -15,10 +15,7 @@ struct JournalState {
             case .sourceRecorded:
                 if let record = entry.source {
                     sources[record.url] = record
-                    if let version = SourceVersion(record) {
-                        let key = version.url + "\u{0}" + version.sha256
-                        versions[key] = versions[key].map { $0.merged(with: version) } ?? version
-                    }
+                    if let version = SourceVersion(record) { SourceVersion.merge(version, into: &versions) }
                 }
             case .thumbnailRecorded:
                 if let record = entry.thumbnail { thumbnails[record.path] = record }

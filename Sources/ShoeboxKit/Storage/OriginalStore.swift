@@ -82,6 +82,13 @@ public protocol UploadStaging: AnyObject, Sendable {
 }
 
 extension OriginalStore {
+    /// Whether `original` is in place with its recorded size and content (`contentMatches`: a
+    /// local file hashed, an object judged by the hash it carries).
+    public func holdsIntact(_ original: OriginalRecord) throws -> Bool {
+        guard let present = try info(path: original.path), present.bytes == original.bytes else { return false }
+        return try contentMatches(path: original.path, sha256: original.sha256)
+    }
+
     /// The size of the original at `path`, or nil when there is none.
     public func size(path: String) throws -> Int64? { try info(path: path)?.bytes }
 }

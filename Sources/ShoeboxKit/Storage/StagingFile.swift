@@ -18,6 +18,11 @@ public struct StagingFile: Sendable, Hashable {
     /// Sets the file's modification time (the original's file time: `CaptureDate.fileTime`);
     /// the access time is left as it is.
     func setModified(_ time: time_t) {
+        Self.setModified(descriptor, time)
+    }
+
+    /// Sets the modification time of the open file `descriptor`, leaving its access time.
+    static func setModified(_ descriptor: Int32, _ time: time_t) {
         // (1 << 30) - 2 is UTIME_OMIT.
         var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: time, tv_nsec: 0)]
         futimens(descriptor, &times)

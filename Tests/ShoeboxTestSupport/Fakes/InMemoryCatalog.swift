@@ -122,10 +122,7 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
         }
     }
     public func upsertSourceVersion(_ version: SourceVersion) throws {
-        locked {
-            let key = version.url + "\u{0}" + version.sha256
-            state.versions[key] = state.versions[key].map { $0.merged(with: version) } ?? version
-        }
+        locked { SourceVersion.merge(version, into: &state.versions) }
     }
     public func sourceVersions(sha256: String) throws -> [SourceVersion] {
         locked { state.versions.values.filter { $0.sha256 == sha256 }.sorted { ($0.lastFetchedAt, $1.url) > ($1.lastFetchedAt, $0.url) } }

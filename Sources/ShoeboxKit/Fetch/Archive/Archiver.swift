@@ -278,15 +278,15 @@ final class Archiver {
             store.discard(file)
             return
         }
-        let present = try store.info(path: original.path)
-        if let present, present.bytes == original.bytes, try store.contentMatches(path: original.path, sha256: original.sha256) {
+        if try store.holdsIntact(original) {
             store.discard(file)
             return
         }
+        let missing = try !store.exists(path: original.path)
         if let time = CaptureDate.fileTime(of: original, lastModified: lastModified) { file.setModified(time) }
         try store.stage(file, sha256: original.sha256)
         restoring[original.sha256] = original.path
-        result.warnings.append("restored: " + (present == nil ? "\(original.path) was missing from the library"
+        result.warnings.append("restored: " + (missing ? "\(original.path) was missing from the library"
             : "\(original.path) held other bytes than those recorded") + "; these bytes put it back")
         result.restoredOriginal = true
     }

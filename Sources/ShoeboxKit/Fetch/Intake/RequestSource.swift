@@ -91,10 +91,8 @@ struct RequestSource {
             // An original whose file is gone or holds other bytes is asked for whole: a 304
             // would leave it so. (A local file is hashed; an object is judged by its size and
             // the hash it carries.)
-            if let original = try catalog.original(sha256: sha256) {
-                let present = try store.info(path: original.path)
-                guard let present, present.bytes == original.bytes,
-                      try store.contentMatches(path: original.path, sha256: sha256) else { return TransferRequest(item: item) }
+            if let original = try catalog.original(sha256: sha256), try !store.holdsIntact(original) {
+                return TransferRequest(item: item)
             }
             return TransferRequest(item: item, etag: known.etag, lastModified: known.lastModified)
         }
