@@ -24,10 +24,10 @@ public enum ExitStatus {
     /// exits with the status this gives it.
     public static func of(_ error: Error) -> Int32 {
         switch error {
+        case LibraryError.locked, CatalogError.busy, ExportError.folderBusy:
+            return libraryLocked
         case is UsageError, is FetchRunError, is URLListReader.ReadError, is ImportError, is OriginalQueryError, is ExportError:
             return usage
-        case LibraryError.locked, CatalogError.busy:
-            return libraryLocked
         case LibraryError.waitInterrupted, VerifyError.interrupted:
             return interrupted
         case LibraryError.unsupportedStore, LibraryError.storeMismatch, VerifyError.catalogHealthy, GalleryError.insideLibraryFolder:

@@ -78,6 +78,46 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertEqual(leftovers, [])
     }
 
+    /// The lens fetch read from the file selects and is written to the manifest; a killed
+    /// export's temporary files are removed by the next one (only those: a look-alike name,
+    /// a link to another folder, are left); two exports into one folder cannot run at once.
+    func testLensSelectsAKilledExportsLeftoversGoAndOneExportAtATime() throws {
+        let lensed = "/photo/lens.jpg?seed=lens&date=2022:02:03%2004:05:06&lens=EF24-105mm%20f%2F4L%20IS%20USM"
+        XCTAssertEqual(try runner.fetch([server.url(lensed), server.url("/photo/plain.jpg?seed=plain&date=2022:02:03%2004:05:07")]).status, 0)
+        let day = out.appendingPathComponent("2022/02/03")
+        try FileManager.default.createDirectory(at: day, withIntermediateDirectories: true)
+        let leftover = day.appendingPathComponent(".shoebox-export-0f6a.part")
+        let lookAlike = day.appendingPathComponent(".shoebox-export-0f6a.part.keep")
+        try Data("half a photo".utf8).write(to: leftover)
+        try Data("mine".utf8).write(to: lookAlike)
+        let elsewhere = runner.workDirectory.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try Data("not the export's".utf8).write(to: elsewhere.appendingPathComponent(".shoebox-export-1.part"))
+        try FileManager.default.createSymbolicLink(at: out.appendingPathComponent("link"), withDestinationURL: elsewhere)
+
+        // Another export holds the folder: refused with status 3, nothing removed.
+        let holder = open(out.path, O_RDONLY | O_DIRECTORY)
+        XCTAssertEqual(flock(holder, LOCK_EX | LOCK_NB), 0)
+        let busy = try export(["--lens", "24-105"])
+        XCTAssertEqual(busy.status, 3, busy.stderr)
+        XCTAssertTrue(busy.stderr.contains("another shoebox export into"), busy.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: leftover.path))
+        close(holder)
+
+        let run = try export(["--lens", "24-105"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.lines.compactMap { $0["path"] as? String }, ["2022/02/03/lens.jpg"])
+        XCTAssertEqual(run.stderr.contains("before shoebox recorded lenses"), false, "every lens is known: \(run.stderr)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: leftover.path), "the killed export's temporary file is gone")
+        XCTAssertEqual(try String(contentsOf: lookAlike, encoding: .utf8), "mine")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent(".shoebox-export-1.part").path),
+                      "a link is not followed")
+        let records = FetchRunner.parseLines(try String(contentsOf: out.appendingPathComponent("manifest.jsonl"), encoding: .utf8))
+        XCTAssertEqual(records.first?["lens"] as? String, "EF24-105mm f/4L IS USM")
+        let listed = try ShoeboxProcess.run(["list", "--library", runner.library.path, "--json", "--lens", "f/4l"])
+        XCTAssertEqual(FetchRunner.parseLines(listed.stdout).compactMap { $0["lens"] as? String }, ["EF24-105mm f/4L IS USM"])
+    }
+
     func testLinkSharesTheOriginalAndAFolderInsideTheLibraryIsRefused() throws {
         _ = try fetchThree()
         let linked = try export(["--link", "--make", "TestCam"])

@@ -40,12 +40,12 @@ final class ListCommandTests: XCTestCase {
     static let records: [OriginalRecord] = [
         OriginalRecord(sha256: hash(1), path: "originals/1965/03/04/old.jpg", bytes: 300, contentType: "image/jpeg", width: 640,
                        height: 480, takenAt: "1965:03:04 10:00:00", datedBy: .exif, make: "Canon", model: "Canon EOS R5",
-                       gpsLatitude: 0, gpsLongitude: 0, gpsAltitude: nil, orientation: 1, addedAt: "2026-12-01T10:00:00Z"),
+                       lens: "RF24-105mm F4 L IS USM", gpsLatitude: 0, gpsLongitude: 0, gpsAltitude: nil, orientation: 1, addedAt: "2026-12-01T10:00:00Z"),
         OriginalRecord(sha256: hash(2), path: "originals/undated/x.png", bytes: 200, contentType: "image/png",
                        addedAt: "2026-12-02T10:00:00Z"),
         OriginalRecord(sha256: hash(3), path: "originals/2024/05/01/two\nlines.jpg", bytes: 3_000_000, contentType: "image/jpeg",
                        width: 4000, height: 3000, takenAt: "2024:05:01 12:00:00", datedBy: .lastModified,
-                       make: "NIKON CORPORATION", model: "NIKON D850", gpsLatitude: 48.8584, gpsLongitude: 2.2945,
+                       make: "NIKON CORPORATION", model: "NIKON D850", lens: "", gpsLatitude: 48.8584, gpsLongitude: 2.2945,
                        gpsAltitude: 35, orientation: 6, addedAt: "2026-12-02T11:00:00Z"),
     ]
 
@@ -122,6 +122,9 @@ final class ListCommandTests: XCTestCase {
         XCTAssertEqual(objects[0]["bytes"] as? Int, 3_000_000)
         XCTAssertEqual(objects[0]["sha256"] as? String, Self.hash(3))
         XCTAssertEqual(objects[0]["dated_by"] as? String, "last-modified")
+        XCTAssertEqual(objects[1]["lens"] as? String, "RF24-105mm F4 L IS USM")
+        XCTAssertTrue(objects[0]["lens"] is NSNull, "no lens named is null")
+        XCTAssertTrue(objects[2]["lens"] is NSNull, "a lens not known is null")
     }
 
     func testEveryJSONKeyIsInTheManual() throws {
@@ -129,7 +132,7 @@ final class ListCommandTests: XCTestCase {
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let manual = try XCTUnwrap(try ManualPage(path: ManualTool.path("man/shoebox.1")).options(of: "list").first { $0.long == "json" }).text
         let words = Set(manual.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init))
-        XCTAssertEqual(object.count, 13)
+        XCTAssertEqual(object.count, 14)
         for key in object.keys.sorted() {
             XCTAssertTrue(words.contains(key), "list --json key '\(key)' is not in the manual's --json entry: \(manual)")
         }
@@ -167,6 +170,24 @@ final class ListCommandTests: XCTestCase {
         XCTAssertEqual(try names(["--url-prefix", "https://other.org/"]), ["x.png"])
         XCTAssertEqual(try names(["--added-since", "2026-12-02", "--sort", "added", "--reverse"]), ["two", "lines.jpg", "x.png"])
         XCTAssertEqual(try names(["--sort", "size", "--limit", "1"]), ["x.png"])
+        XCTAssertEqual(try names(["--lens", "f4 l"]), ["old.jpg"])
+    }
+
+    /// An original catalogued before lenses were (lens not known) is never matched by --lens,
+    /// and the user is told how many such originals the other filters leave.
+    func testLensFilterSaysWhatItCouldNotJudge() throws {
+        try makeLibrary(extra: 3)
+        let matched = try list(["--paths", "--lens", "24-105"])
+        XCTAssertEqual(matched.status, 0, matched.stderr)
+        XCTAssertEqual(matched.stdout, "\(library)/originals/1965/03/04/old.jpg\n")
+        XCTAssertEqual(matched.stderr, "list: 4 originals matching the other filters were catalogued before shoebox recorded lenses "
+            + "and are not matched by --lens; 'shoebox reindex' reads their lenses from the files\n")
+        let narrowed = try list(["--paths", "--lens", "24-105", "--format", "png"])
+        XCTAssertEqual(narrowed.stdout, "")
+        XCTAssertTrue(narrowed.stderr.hasPrefix("list: 1 original matching the other filters was catalogued"), narrowed.stderr)
+        let judged = try list(["--paths", "--lens", "24-105", "--make", "canon"])
+        XCTAssertEqual(judged.stderr, "", "every Canon's lens is known: nothing to say")
+        XCTAssertEqual(try list(["--paths", "--lens", ""]).status, 2, "an empty lens is a usage error")
     }
 
     func testBadValuesAreUsageErrorsNamingThem() throws {

@@ -193,7 +193,7 @@ final class ObjectStoreTests: XCTestCase {
         let bucket = try makeBucket()
         let store = "s3://\(bucket)/shared"
         let names = (1...12).map { "w\($0)-" + UUID().uuidString.prefix(6).lowercased() }
-        let list = try writeList(names.map { server.url("/photo/\($0).jpg?seed=\($0)") })
+        let list = try writeList(names.map { server.url("/photo/\($0).jpg?seed=\($0)&lens=XF16-55mmF2.8%20R%20LM%20WR") })
         let temporary = work.appendingPathComponent("tmp").path
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
         let environment = awsEnvironment(["SHOEBOX_CATALOG": uri, "TMPDIR": temporary])
@@ -224,12 +224,16 @@ final class ObjectStoreTests: XCTestCase {
         XCTAssertTrue((verify.stdout + verify.stderr).contains("12 originals checked"), verify.stdout + verify.stderr)
         // An object whose row is gone is adopted again by reindex, from the bucket.
         let dropped = try XCTUnwrap(originals.first)
+        XCTAssertEqual(Set(originals.map(\.lens)), ["XF16-55mmF2.8 R LM WR"])
         _ = try postgres.psql("DELETE FROM sources WHERE sha256 = '\(dropped.sha256)'; DELETE FROM originals WHERE sha256 = '\(dropped.sha256)'",
                               database: String(uri.split(separator: "/").last ?? ""))
+        // Rows as a version-4 writer left them: lens not known. Reindex reads it from the objects.
+        _ = try postgres.psql("UPDATE originals SET lens = NULL", database: String(uri.split(separator: "/").last ?? ""))
         let reindex = try shoebox(["reindex"], environment: ["SHOEBOX_CATALOG": uri, "TMPDIR": temporary])
         XCTAssertEqual(reindex.status, 0, reindex.stderr)
         XCTAssertTrue(reindex.stdout.contains("11 catalogued already, 1 recorded"), reindex.stdout)
         XCTAssertEqual(try catalog.original(sha256: dropped.sha256)?.path, dropped.path)
+        XCTAssertEqual(Set(try catalog.allOriginals().map(\.lens)), ["XF16-55mmF2.8 R LM WR"], "every lens known again")
     }
 
     func testTheStoreFromSHOEBOX_STOREWorksAsTheOption() throws {

@@ -1,6 +1,6 @@
 import Foundation
 import ShoeboxTestSupport
-import ShoeboxKit
+@testable import ShoeboxKit
 import XCTest
 
 /// Issue 5: after deleting catalog.sqlite, `shoebox reindex` gives back the same
@@ -52,6 +52,55 @@ final class ReindexAfterFetchTests: XCTestCase {
         XCTAssertEqual(refresh.status, 0, refresh.stderr)
         XCTAssertEqual(refresh.records.compactMap { $0["outcome"] as? String }, Array(repeating: "unchanged", count: 8),
                        "the restored ETags revalidate with 304")
+    }
+
+    /// A library whose catalog and journal were written before lenses were recorded (schema 4):
+    /// list --lens says it cannot judge those originals; reindex reads their lenses from the
+    /// files; then the filter finds them.
+    func testReindexReadsTheLensesOfOriginalsCataloguedBeforeLensesWere() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let urls = [server.url("/photo/l1?seed=l1&date=2024:01:01%2010:00:00&lens=EF70-200mm%20f%2F2.8L%20IS%20III%20USM"),
+                    server.url("/photo/l2?seed=l2&date=2024:01:02%2010:00:00")]
+        XCTAssertEqual(try runner.fetch(urls).status, 0)
+        let library = runner.library.path
+        let catalogPath = library + "/catalog.sqlite"
+        do {
+            let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
+            try raw.execute("DROP INDEX originals_lens_unknown")
+            try raw.execute("ALTER TABLE originals DROP COLUMN lens")
+            try raw.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+            raw.close()
+        }
+        let journal = library + "/journal.jsonl"
+        let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").map { line -> String in
+            func strip(_ value: Any) -> Any {
+                if let object = value as? [String: Any] { return object.filter { $0.key != "lens" }.mapValues(strip) }
+                if let array = value as? [Any] { return array.map(strip) }
+                return value
+            }
+            let object = strip(try JSONSerialization.jsonObject(with: Data(line.utf8)))
+            return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        }
+        XCTAssertFalse(lines.joined().contains("\"lens\":"))
+        try (lines.joined(separator: "\n") + "\n").write(toFile: journal, atomically: true, encoding: .utf8)
+
+        let before = try ShoeboxProcess.run(["list", "--library", library, "--paths", "--lens", "70-200"])
+        XCTAssertEqual(before.status, 0, before.stderr)
+        XCTAssertEqual(before.stdout, "")
+        XCTAssertTrue(before.stderr.contains("list: 2 originals matching the other filters were catalogued before shoebox recorded lenses"),
+                      before.stderr)
+        let reindex = try ShoeboxProcess.run(["reindex", "--library", library, "--force"])
+        XCTAssertEqual(reindex.status, 0, reindex.stdout + reindex.stderr)
+        let after = try ShoeboxProcess.run(["list", "--library", library, "--json", "--lens", "70-200"])
+        XCTAssertEqual(after.status, 0, after.stderr)
+        XCTAssertEqual(FetchRunner.parseLines(after.stdout).compactMap { $0["lens"] as? String }, ["EF70-200mm f/2.8L IS III USM"])
+        XCTAssertEqual(after.stderr, "", "every lens is known now")
+        let catalog = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try catalog.allOriginals().map(\.lens).sorted { ($0 ?? "-") < ($1 ?? "-") }, ["", "EF70-200mm f/2.8L IS III USM"],
+                       "no lens in the file: known, empty")
+        catalog.close()
+        XCTAssertEqual(try ShoeboxProcess.run(["verify", "--library", library]).status, 0)
     }
 
     func testThumbnailRowsComeBackAfterReindex() throws {

@@ -139,6 +139,35 @@ final class TransferControlsTests: XCTestCase {
         XCTAssertNil(headers["Authorization"], "netrc credentials went to another port: \(headers)")
     }
 
+    /// verify --repair downloads with the request options given, as fetch does: a source that
+    /// needs a password is mended only with --netrc-file, and --header goes with the request.
+    func testVerifyRepairTakesFetchsRequestOptions() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let netrc = runner.workDirectory.appendingPathComponent("netrc")
+        try "machine 127.0.0.1 login alice password s3cret\n".write(to: netrc, atomically: true, encoding: .utf8)
+        let auth = server.url("/auth/r-1?user=alice&password=s3cret&seed=r1")
+        let fetched = try runner.fetch([auth], ["--netrc-file", netrc.path])
+        XCTAssertEqual(fetched.outcome(auth), "stored", fetched.stdout + fetched.stderr)
+        let path = runner.library.appendingPathComponent(try XCTUnwrap(fetched.record(auth)?["path"] as? String)).path
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try FileManager.default.removeItem(atPath: path)
+        func verify(_ extra: [String]) throws -> ShoeboxProcess.Result {
+            try ShoeboxProcess.run(["verify", "--library", runner.library.path, "--repair"] + extra)
+        }
+        let without = try verify([])
+        XCTAssertEqual(without.status, 1, without.stderr)
+        XCTAssertTrue(without.stdout.contains("401"), "the source refused: \(without.stdout)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        let with = try verify(["--netrc-file", netrc.path, "-H", "X-Trace: repair-1"])
+        XCTAssertEqual(with.status, 0, with.stdout + with.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes)
+        let headers = try JSONSerialization.jsonObject(with: server.get("/_headers/r-1")) as? [String: String] ?? [:]
+        XCTAssertEqual(headers["X-Trace"], "repair-1", "\(headers)")
+        XCTAssertEqual(try verify(["--netrc-file", runner.workDirectory.appendingPathComponent("none").path]).status, 2,
+                       "an unreadable netrc file is a usage error, as for fetch")
+    }
+
     func testNetrcFileThatCannotBeReadIsAUsageError() throws {
         let runner = try FetchRunner(self)
         let missing = runner.workDirectory.appendingPathComponent("no-such-netrc").path

@@ -62,6 +62,7 @@ public enum ExportCommand: Command {
         console.note("export: \(summary.exported) exported, \(summary.unchanged) already there, \(summary.failed) failed; "
             + "\(ByteSize.format(summary.bytes)) into \(folder) (manifest.sha256, manifest.jsonl)"
             + (summary.cancelled ? "; interrupted" : "") + "\n")
+        ListCommand.noteLensNotJudged(summary.lensNotJudged, command: "export", console: console)
         if summary.cancelled { return ExitStatus.interrupted }
         return summary.failed == 0 ? ExitStatus.success : ExitStatus.someFailed
     }

@@ -54,6 +54,13 @@ public enum FetchCommand: Command {
         """
     )
 
+    /// The options that shape a request to a source server (credentials, headers, TLS, where to
+    /// connect), also taken by commands that download again (`verify --repair`).
+    static let requestOptionNames = ["cookies", "netrc", "netrc-file", "secret-header", "user-agent", "header", "cacert", "resolve"]
+    static var requestOptions: [OptionSpec] {
+        requestOptionNames.compactMap { name in spec.options.first { $0.long == name } }
+    }
+
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         var configuration = FetchRun.Configuration(library: try LibraryOption.configuration(arguments, console: console))
         configuration.options = try options(from: arguments, environment: console.environment)

@@ -20,8 +20,9 @@ public enum ListCommand: Command {
         discussion: """
         Filters combine (all must hold); a repeated --format or --dated-by matches any of its values. Only the catalog is
         read, never the files. Capture times are compared as the catalog has them: the camera's clock, no time zone; an
-        original without one matches no --since or --until and is listed after the dated ones. The lens is not catalogued
-        (the catalog records make and model only), so there is no lens filter: 'shoebox inspect' reads it from the files.
+        original without one matches no --since or --until and is listed after the dated ones. --lens matches the lens the
+        file names (EXIF LensModel) anywhere in its name; originals catalogued before shoebox recorded lenses (catalog
+        schema 5) have none known until 'shoebox reindex' reads them, and the count of those is noted on stderr.
         Without --json or --paths the answer is a table, on a terminal or not (colour only on a terminal, never with NO_COLOR).
         Exit status: 0 listed (also when nothing matches), 2 usage or a bad filter, 4 library or catalog unusable,
         5 shared catalog unreachable, 130 interrupted, 141 output closed by its reader.
@@ -34,6 +35,7 @@ public enum ListCommand: Command {
             OptionSpec("until", .value("DATE"), help: "Taken on or before DATE; a day, month or year given counts whole."),
             OptionSpec("make", .value("TEXT"), help: "Camera make starting with TEXT, ignoring case (EXIF Make: nikon finds NIKON CORPORATION)."),
             OptionSpec("model", .value("TEXT"), help: "Camera model starting with TEXT, ignoring case (EXIF Model: 'canon eos' finds Canon EOS R5)."),
+            OptionSpec("lens", .value("TEXT"), help: "Lens name containing TEXT, ignoring case (EXIF LensModel: 24-105 finds EF24-105mm f/4L IS USM)."),
             OptionSpec("has-gps", help: "Only originals with a GPS position (0,0 included: it is recorded as a position)."),
             OptionSpec("no-gps", help: "Only originals without a GPS position."),
             OptionSpec("bbox", .value("SOUTH,WEST,NORTH,EAST"), help: "Position inside the box, decimal degrees (WEST > EAST crosses longitude 180)."),
@@ -88,6 +90,10 @@ public enum ListCommand: Command {
                 }
                 return console.outputFailure == nil
             }
+            if let unjudged = query.lensNotJudged {
+                noteLensNotJudged(try catalog.countOriginals(matching: unjudged, upTo: OriginalQuery.lensNotJudgedBound),
+                                  command: "list", console: console)
+            }
         } catch {
             output.flush()
             return LibraryFailure.status(for: error, command: "list", console: console)
@@ -106,6 +112,7 @@ public enum ListCommand: Command {
         try query.setAdded(since: arguments.value("added-since"), until: arguments.value("added-until"))
         query.make = try nonEmpty(arguments, "make")
         query.model = try nonEmpty(arguments, "model")
+        query.lens = try nonEmpty(arguments, "lens")
         if arguments.flag("has-gps") && arguments.flag("no-gps") {
             throw UsageError.conflicting("--has-gps and --no-gps together match nothing: give one")
         }
@@ -133,6 +140,15 @@ public enum ListCommand: Command {
         }
         query.descending = arguments.flag("reverse")
         return query
+    }
+
+    /// Says on stderr how many originals a --lens filter could not judge (lens not known).
+    static func noteLensNotJudged(_ count: Int, command: String, console: Console) {
+        guard count > 0 else { return }
+        let counted = count >= OriginalQuery.lensNotJudgedBound
+            ? "more than \(OriginalQuery.lensNotJudgedBound) originals" : Counted.text(count, "original")
+        console.note("\(command): \(counted) matching the other filters \(count == 1 ? "was" : "were") catalogued before shoebox "
+            + "recorded lenses and \(count == 1 ? "is" : "are") not matched by --lens; 'shoebox reindex' reads their lenses from the files\n")
     }
 
     private static func nonEmpty(_ arguments: ParsedArguments, _ option: String) throws -> String? {

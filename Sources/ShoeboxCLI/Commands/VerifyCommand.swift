@@ -15,10 +15,10 @@ public enum VerifyCommand: Command {
             OptionSpec("jobs", short: "j", .value("N"), help: "Files checked at once.", default: "the number of cores"),
             OptionSpec("wait", help: "Wait for a running writer to finish, and keep writers out while checking."),
             OptionSpec("repair", help: "Put back originals found missing, cut short or changed, from their recorded sources."),
-        ],
+        ] + FetchCommand.requestOptions,
         discussion: """
         For every original in the catalog: the file exists, is read-only, has the recorded size and SHA-256, and its EXIF
-        capture time, make, model and GPS equal what was recorded. Also reported: files under originals/ the catalog does
+        capture time, make, model, lens and GPS equal what was recorded. Also reported: files under originals/ the catalog does
         not know, originals missing from journal.jsonl, thumbnails missing or older than their original, and (as notices,
         which do not fail the run) temp files left by an interrupted run.
         Problems are printed one per line on stdout as 'KIND PATH: DETAIL'; the summary goes to stderr.
@@ -30,7 +30,8 @@ public enum VerifyCommand: Command {
         damaged/STAMP/ beside originals/ (in the bucket too); an original that holds its recorded bytes is never
         replaced. An original with a file:// source (imported) is restored from that file when it still holds the same
         bytes. Each repair is printed as a 'repaired' notice saying from where; what could not be repaired stays a
-        problem saying why each source failed. --repair takes the writer's lock (with --wait, waits for it).
+        problem saying why each source failed. --repair takes the writer's lock (with --wait, waits for it). The request
+        options (--netrc, --header, --cacert, --cookies, --resolve...) are fetch's, for the sources' servers.
         Exit status: 0 no problems (or all repaired), 1 problems found (or left unrepaired), 2 usage, 3 catalog kept busy,
         4 library or catalog unusable, 130 interrupted.
         """
@@ -40,6 +41,7 @@ public enum VerifyCommand: Command {
         let trap = InterruptExit.trap("verify", console: console)
         defer { withExtendedLifetime(trap) {} }
         let configuration = try LibraryOption.configuration(arguments, console: console)
+        let requests = try requestOptions(arguments, environment: console.environment)
         let layout = configuration.layout
         var verifier = LibraryVerifier(
             configuration: configuration, quick: arguments.flag("quick"),
@@ -51,7 +53,9 @@ public enum VerifyCommand: Command {
         do {
             report = try verifier.run()
             console.clearProgress()
-            if arguments.flag("repair") { try repair(&report, configuration: configuration, wait: arguments.flag("wait"), console: console) }
+            if arguments.flag("repair") {
+                try repair(&report, configuration: configuration, options: requests, wait: arguments.flag("wait"), console: console)
+            }
         } catch {
             console.clearProgress()
             return LibraryFailure.status(for: error, command: "verify", console: console)
@@ -70,7 +74,8 @@ public enum VerifyCommand: Command {
     }
 
     /// Puts back what `report` found missing or damaged (`OriginalRepairer`), as a writer.
-    private static func repair(_ report: inout VerifyReport, configuration: LibraryConfiguration, wait: Bool, console: Console) throws {
+    private static func repair(_ report: inout VerifyReport, configuration: LibraryConfiguration, options: FetchOptions, wait: Bool,
+                               console: Console) throws {
         let broken = report.findings.filter { VerifyReport.repairableKinds.contains($0.kind) }.compactMap(\.sha256)
         guard !broken.isEmpty else { return }
         let library = try Library.openForWriting(configuration, creating: false, waiting: Library.Waiting(wait: wait, onWait: { holder in
@@ -80,7 +85,7 @@ public enum VerifyCommand: Command {
         defer { catalog.close() }
         try library.recover(catalog: catalog)
         let records = try broken.compactMap { try catalog.original(sha256: $0) }
-        var repairer = OriginalRepairer(library: library, catalog: catalog)
+        var repairer = OriginalRepairer(library: library, catalog: catalog, options: options)
         var done = 0
         repairer.progress = { _ in
             done += 1
@@ -90,6 +95,22 @@ public enum VerifyCommand: Command {
         let outcomes = try repairer.run(records)
         console.clearProgress()
         report.apply(outcomes)
+    }
+
+    /// How repairs download: fetch's defaults, with the request options given (checked as
+    /// fetch checks them, before anything is read). Only those: verify's --jobs is its own.
+    private static func requestOptions(_ arguments: ParsedArguments, environment: [String: String]) throws -> FetchOptions {
+        let given = try FetchCommand.options(from: arguments, environment: environment)
+        var options = FetchOptions()
+        options.cookieFile = given.cookieFile
+        options.netrc = given.netrc
+        options.netrcFile = given.netrcFile
+        options.secretHeaders = given.secretHeaders
+        options.userAgent = given.userAgent
+        options.headers = given.headers
+        options.caCertificates = given.caCertificates
+        options.resolve = given.resolve
+        return options
     }
 
     /// "verify: 1234/5000 originals, 2.1 GiB hashed, 1.4 GiB/s", at most five times a second.

@@ -48,6 +48,7 @@ enum OriginalRecordJSON {
             ("dated_by", text(original.datedBy?.rawValue)),
             ("gps", gps),
             ("height", integer(original.height)),
+            ("lens", text(original.namedLens)),
             ("make", text(original.make)),
             ("model", text(original.model)),
             ("orientation", integer(original.orientation)),

@@ -24,6 +24,9 @@ public protocol Catalog: AnyObject {
     func hasOriginal(pathIgnoringCase path: String) throws -> Bool
     /// Inserts a new original; fails if its sha256 or path is already recorded.
     func insertOriginal(_ record: OriginalRecord) throws
+    /// Records the lens of an original whose lens is not known (catalogued before lenses
+    /// were); a known lens is left as it is.
+    func recordLens(_ lens: String, sha256: String) throws
     /// Inserts `record` unless an original with its sha256 is recorded; false when one is
     /// (then nothing changes). Atomic: two writers inserting the same content get one row.
     func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool
@@ -120,6 +123,17 @@ extension Catalog {
 
     public func upsertSources(_ records: [SourceRecord]) throws {
         for record in records { try upsertSource(record) }
+    }
+
+    /// How many originals match `query`, counted up to `bound` (the answer is then `bound`):
+    /// a bounded cost however large the catalog.
+    public func countOriginals(matching query: OriginalQuery, upTo bound: Int) throws -> Int {
+        var count = 0
+        try originals(matching: query, limit: bound) { _ in
+            count += 1
+            return true
+        }
+        return count
     }
 
     /// The query answered in memory from `allOriginals` and every URL that gave each

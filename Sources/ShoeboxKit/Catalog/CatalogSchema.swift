@@ -1,4 +1,4 @@
-/// The catalog schema (version 3), as stored in `LIBRARY/catalog.sqlite`.
+/// The catalog schema (version 5), as stored in `LIBRARY/catalog.sqlite`.
 ///
 /// The database runs in WAL mode with `synchronous=FULL` (every commit is on disk
 /// when `COMMIT` returns) and `foreign_keys=ON`. Text times are ISO 8601 UTC unless
@@ -29,8 +29,10 @@
 ///     added_at      TEXT NOT NULL,
 ///     dated_by      TEXT,                 -- where taken_at came from: exif|last-modified|fetch-time|file-time
 ///                                         --   (NULL: catalogued by schema 1, which did not record it)
-///     folded_path   TEXT                  -- path lower-cased (Unicode), NFC: fetch gives no two originals the
+///     folded_path   TEXT,                 -- path lower-cased (Unicode), NFC: fetch gives no two originals the
 ///                                         --   same one, so the library can be copied to a case-insensitive disk
+///     lens          TEXT                  -- EXIF LensModel, trimmed; '' when the file names none; NULL when not
+///                                         --   known (catalogued before schema 5; reindex reads it)
 /// );
 ///
 /// CREATE INDEX originals_folded_path ON originals(folded_path);
@@ -40,6 +42,7 @@
 /// CREATE INDEX originals_make ON originals(make COLLATE NOCASE);
 /// CREATE INDEX originals_model ON originals(model COLLATE NOCASE);
 /// CREATE INDEX originals_position ON originals(gps_latitude, gps_longitude) WHERE gps_latitude IS NOT NULL;
+/// CREATE INDEX originals_lens_unknown ON originals(path) WHERE lens IS NULL;  -- created with version 5
 ///
 /// -- One row per URL ever fetched, keyed by the URL as listed.
 /// CREATE TABLE sources (
@@ -90,7 +93,9 @@
 ///
 /// Version history: 2 added `originals.dated_by`, `thumbnails.settings` and the index
 /// `originals_path_nocase` (ASCII case only); 3 replaced that index by `folded_path`
-/// (`CaseFoldedPath`), which also folds letters outside ASCII (É, Ж). A writer upgrades an
+/// (`CaseFoldedPath`), which also folds letters outside ASCII (É, Ж); 4 added
+/// `source_versions` (filled from `sources`: each URL's latest content); 5 added
+/// `originals.lens` (NULL, not known, for the originals already there). A writer upgrades an
 /// older catalog when it opens it (`upgrades`, then `SQLiteCatalog` fills `folded_path`);
 /// a reader of an older catalog sees NULL for the newer columns. The `list` indexes change
 /// no table and so no version: a writer adds those missing when it opens the catalog (a
@@ -100,7 +105,7 @@
 /// The same tables in PostgreSQL (`PostgresCatalog`): `PostgresCatalogSchema`.
 enum CatalogSchema {
     /// The version this build writes and understands.
-    static let version = 4
+    static let version = 5
 
     /// The statements that bring a catalog of version `key - 1` to version `key`.
     static let upgrades: [Int: [String]] = [
@@ -108,7 +113,11 @@ enum CatalogSchema {
             "CREATE INDEX IF NOT EXISTS originals_path_nocase ON originals(path COLLATE NOCASE)"],
         3: ["ALTER TABLE originals ADD COLUMN folded_path TEXT", "DROP INDEX IF EXISTS originals_path_nocase"],
         4: [sourceVersionsTable, sourceVersionsIndex, fillSourceVersions],
+        5: ["ALTER TABLE originals ADD COLUMN lens TEXT", lensUnknownIndex],
     ]
+    /// The originals whose lens is not known (catalogued before version 5), found without a
+    /// table scan: `list --lens` says how many it could not judge.
+    static let lensUnknownIndex = "CREATE INDEX IF NOT EXISTS originals_lens_unknown ON originals(path) WHERE lens IS NULL"
     static let sourceVersionsTable = """
         CREATE TABLE IF NOT EXISTS source_versions (
             url TEXT NOT NULL,
@@ -173,7 +182,8 @@ enum CatalogSchema {
             orientation INTEGER,
             added_at TEXT NOT NULL,
             dated_by TEXT,
-            folded_path TEXT
+            folded_path TEXT,
+            lens TEXT
         )
         """,
         """
@@ -207,13 +217,24 @@ enum CatalogSchema {
         "CREATE INDEX thumbnails_original ON thumbnails(original_sha256)",
         sourceVersionsTable,
         sourceVersionsIndex,
+        lensUnknownIndex,
     ] + listIndexes
 
     static let originalColumns =
         "sha256, path, bytes, content_type, width, height, taken_at, make, model, "
-        + "gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by"
-    /// `originalColumns` for reading a version-1 catalog, which has no `dated_by`.
-    static let originalColumnsVersion1 = originalColumns.replacingOccurrences(of: ", dated_by", with: ", NULL")
+        + "gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by, lens"
+    /// The columns of `originalColumns` a catalog of `version` lacks (a reader reads NULL instead).
+    static func originalColumnsMissing(inVersion version: Int) -> Set<String> {
+        var missing: Set<String> = []
+        if version < 2 { missing.insert("dated_by") }
+        if version < 5 { missing.insert("lens") }
+        return missing
+    }
+    /// `originalColumns` for reading a catalog of `version`: NULL for each column it lacks.
+    static func originalColumns(forVersion version: Int) -> String {
+        let missing = originalColumnsMissing(inVersion: version)
+        return originalColumns.components(separatedBy: ", ").map { missing.contains($0) ? "NULL" : $0 }.joined(separator: ", ")
+    }
     static let sourceColumns =
         "url, final_url, sha256, etag, last_modified, http_status, fetched_at, outcome, reason"
     static let thumbnailColumns =

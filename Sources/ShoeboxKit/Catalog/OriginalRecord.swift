@@ -17,6 +17,9 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
     public var datedBy: CaptureDateSource?
     public var make: String?
     public var model: String?
+    /// The lens the file names (EXIF LensModel, trimmed); "" when it names none; nil when
+    /// not known: catalogued before schema 5 recorded lenses (`shoebox reindex` reads them).
+    public var lens: String?
     public var gpsLatitude: Double?
     public var gpsLongitude: Double?
     public var gpsAltitude: Double?
@@ -27,7 +30,7 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
     public init(
         sha256: String, path: String, bytes: Int64, contentType: String,
         width: Int? = nil, height: Int? = nil, takenAt: String? = nil, datedBy: CaptureDateSource? = nil,
-        make: String? = nil, model: String? = nil,
+        make: String? = nil, model: String? = nil, lens: String? = nil,
         gpsLatitude: Double? = nil, gpsLongitude: Double? = nil, gpsAltitude: Double? = nil,
         orientation: Int? = nil, addedAt: String
     ) {
@@ -41,10 +44,22 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
         self.datedBy = datedBy
         self.make = make
         self.model = model
+        self.lens = lens
         self.gpsLatitude = gpsLatitude
         self.gpsLongitude = gpsLongitude
         self.gpsAltitude = gpsAltitude
         self.orientation = orientation
         self.addedAt = addedAt
     }
+}
+
+extension OriginalRecord {
+    /// The `lens` value of an original whose metadata is `metadata`: "" (known, none) when
+    /// the file names no lens or has no readable metadata.
+    public static func lens(of metadata: PhotoMetadata?) -> String {
+        metadata?.lensModel?.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{0}"))) ?? ""
+    }
+
+    /// The lens when one is named (nil for none and for not known).
+    public var namedLens: String? { lens.flatMap { $0.isEmpty ? nil : $0 } }
 }

@@ -82,12 +82,11 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
         guard version <= Self.schemaVersion else {
             throw PostgresError.schemaTooNew(server: connection.server, found: version, supported: Self.schemaVersion)
         }
-        if version == 3 { return try upgradeToVersion4() }
-        guard version == Self.schemaVersion else {
+        guard version >= 3 else {
             throw PostgresError.notACatalog(
-                server: connection.server,
-                detail: "schema_version \(version); a PostgreSQL catalog starts at version \(Self.schemaVersion)")
+                server: connection.server, detail: "schema_version \(version); a PostgreSQL catalog starts at version 3")
         }
+        if version < Self.schemaVersion { try upgradeSchema() }
         try addListIndexes()
     }
 
@@ -103,16 +102,18 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
         }
     }
 
-    /// Version 3 to 4 (`source_versions`), once, under the creation lock: a process that waited
-    /// finds it done.
-    private func upgradeToVersion4() throws {
+    /// Brings a catalog of an older version to this one (`PostgresCatalogSchema.upgrades`),
+    /// once, in one transaction under the creation lock: a process that waited finds it done.
+    /// A process of the older build still running writes on (NULL in the new columns, which
+    /// means "not known"); one started later refuses the newer version.
+    private func upgradeSchema() throws {
         try transaction {
             try connection.run("SELECT pg_advisory_xact_lock($1)", [.integer(PostgresCatalogSchema.creationLockKey)])
             let now = try connection.query(PostgresCatalogSchema.schemaVersion) { $0.string(0) }.first.flatMap { $0.flatMap { Int($0) } }
-            guard now == 3 else { return }
-            try connection.execute(PostgresCatalogSchema.sourceVersionsTable)
-            try connection.execute("CREATE INDEX IF NOT EXISTS source_versions_sha256 ON source_versions (sha256)")
-            try connection.execute(PostgresCatalogSchema.fillSourceVersions)
+            guard let now, now < Self.schemaVersion else { return }
+            for version in (now + 1)...Self.schemaVersion {
+                for statement in PostgresCatalogSchema.upgrades[version] ?? [] { try connection.execute(statement) }
+            }
             try connection.run("UPDATE meta SET value = $1 WHERE key = 'schema_version'", [.text(String(Self.schemaVersion))])
         }
     }
@@ -242,6 +243,10 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     }
 
     /// One round trip: the rows inserted as one array per column.
+    public func recordLens(_ lens: String, sha256: String) throws {
+        try call { try connection.run(PostgresCatalogSchema.recordLens, [.text(lens), .text(sha256)]) }
+    }
+
     public func insertOriginalsIfAbsent(_ records: [OriginalRecord]) throws -> Set<String> {
         guard !records.isEmpty else { return [] }
         let columns = Self.columnArrays(records.map(Self.values))
@@ -433,7 +438,7 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
             .text(record.sha256), .text(record.path), .integer(record.bytes), .text(record.contentType),
             .of(record.width), .of(record.height), .of(record.takenAt), .of(record.make), .of(record.model),
             .of(record.gpsLatitude), .of(record.gpsLongitude), .of(record.gpsAltitude),
-            .of(record.orientation), .text(record.addedAt), .of(record.datedBy?.rawValue),
+            .of(record.orientation), .text(record.addedAt), .of(record.datedBy?.rawValue), .of(record.lens),
             .text(CaseFoldedPath.fold(record.path)),
         ]
     }
@@ -443,7 +448,7 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
             sha256: row.string(0) ?? "", path: row.string(1) ?? "", bytes: row.int64(2) ?? 0,
             contentType: row.string(3) ?? "", width: row.int(4), height: row.int(5), takenAt: row.string(6),
             datedBy: row.string(14).flatMap(CaptureDateSource.init(rawValue:)),
-            make: row.string(7), model: row.string(8), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
+            make: row.string(7), model: row.string(8), lens: row.string(15), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
             gpsAltitude: row.double(11), orientation: row.int(12), addedAt: row.string(13) ?? "")
     }
 

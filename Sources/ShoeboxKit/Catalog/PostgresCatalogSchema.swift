@@ -7,7 +7,7 @@
 ///   order, as SQLite's BINARY, whatever the database's default collation;
 /// - `originals.folded_path` is NOT NULL with a UNIQUE index: two writers on two machines
 ///   cannot record IMG.jpg and img.JPG (SQLite's index is not unique; fetch checks first);
-/// - no upgrade path yet: the first PostgreSQL catalog is version 3.
+/// - the first PostgreSQL catalog was version 3: `upgrades` start there.
 ///
 /// Creation runs in one transaction under a transaction-level advisory lock, with
 /// `CREATE … IF NOT EXISTS` and `INSERT … ON CONFLICT DO NOTHING` for the meta rows: two
@@ -42,7 +42,8 @@ enum PostgresCatalogSchema {
             orientation BIGINT,
             added_at TEXT NOT NULL,
             dated_by TEXT,
-            folded_path TEXT COLLATE "C" NOT NULL
+            folded_path TEXT COLLATE "C" NOT NULL,
+            lens TEXT
         )
         """,
         "CREATE UNIQUE INDEX IF NOT EXISTS originals_folded_path ON originals (folded_path)",
@@ -75,7 +76,8 @@ enum PostgresCatalogSchema {
         """,
         "CREATE INDEX IF NOT EXISTS thumbnails_original ON thumbnails (original_sha256)",
         sourceVersionsTable,
-        "CREATE INDEX IF NOT EXISTS source_versions_sha256 ON source_versions (sha256)",
+        sourceVersionsIndex,
+        lensUnknownIndex,
         // A library path promised to one writer's content before its bytes are stored; holder
         // is the writing connection's id, released after its batch (`Catalog.reservePath`).
         """
@@ -88,6 +90,17 @@ enum PostgresCatalogSchema {
         )
         """,
     ] + listIndexes  // `shoebox list`'s, below
+
+    static let sourceVersionsIndex = "CREATE INDEX IF NOT EXISTS source_versions_sha256 ON source_versions (sha256)"
+    /// The originals whose lens is not known (catalogued before version 5).
+    static let lensUnknownIndex = "CREATE INDEX IF NOT EXISTS originals_lens_unknown ON originals (path) WHERE lens IS NULL"
+
+    /// The statements that bring a catalog of version `key - 1` to version `key` (as
+    /// `CatalogSchema.upgrades`; a PostgreSQL catalog starts at version 3).
+    static let upgrades: [Int: [String]] = [
+        4: [sourceVersionsTable, sourceVersionsIndex, fillSourceVersions],
+        5: ["ALTER TABLE originals ADD COLUMN IF NOT EXISTS lens TEXT", lensUnknownIndex],
+    ]
 
     /// The indexes `shoebox list` relies on (`OriginalQuerySQL`): text in byte order, as the
     /// queries compare it; make and model lower-cased in ASCII only (collation "C"), as SQLite's
@@ -108,7 +121,7 @@ enum PostgresCatalogSchema {
     static let hasMetaTable = "SELECT to_regclass('meta') IS NOT NULL"
 
     // Originals: parameters in `CatalogSchema.originalColumns` order, then folded_path.
-    static let originalValues = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16"
+    static let originalValues = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17"
     static let insertOriginal =
         "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (\(originalValues))"
     static let insertOriginalIfAbsent =
@@ -121,7 +134,8 @@ enum PostgresCatalogSchema {
     static let insertOriginalsIfAbsent =
         "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) SELECT * FROM unnest("
         + "$1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], "
-        + "$9::text[], $10::float8[], $11::float8[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[]) "
+        + "$9::text[], $10::float8[], $11::float8[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[], "
+        + "$17::text[]) "
         + "AS r (k) ORDER BY k COLLATE \"C\" ON CONFLICT (sha256) DO NOTHING RETURNING sha256"
     static let originalsBySHAs = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = ANY($1::text[])"
     static let originalBySHA = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = $1"
@@ -133,6 +147,7 @@ enum PostgresCatalogSchema {
         "SELECT \(CatalogSchema.originalColumns) FROM originals ORDER BY path COLLATE \"C\" LIMIT $1"
     static let allOriginals = "SELECT \(CatalogSchema.originalColumns) FROM originals ORDER BY path COLLATE \"C\""
     static let countOriginals = "SELECT count(*) FROM originals"
+    static let recordLens = "UPDATE originals SET lens = $1 WHERE sha256 = $2 AND lens IS NULL"
 
     // Path reservations.
     static let reservePath =

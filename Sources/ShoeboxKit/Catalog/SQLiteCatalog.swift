@@ -32,6 +32,8 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     /// The columns read for an original: a reader of an older catalog gets NULL for newer ones.
     private var originalColumns = CatalogSchema.originalColumns
     private var thumbnailColumns = CatalogSchema.thumbnailColumns
+    /// The columns of `originals` a reader of an older catalog does without.
+    private var missingColumns: Set<String> = []
     /// False for a reader of a catalog made before version 4: its history is its `sources`.
     private var hasSourceVersions = true
 
@@ -158,11 +160,10 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         }
         if found < Self.schemaVersion {
             if isReadOnly {
-                hasSourceVersions = false
-                if found < 2 {
-                    originalColumns = CatalogSchema.originalColumnsVersion1
-                    thumbnailColumns = CatalogSchema.thumbnailColumnsVersion1
-                }
+                hasSourceVersions = found >= 4
+                originalColumns = CatalogSchema.originalColumns(forVersion: found)
+                missingColumns = CatalogSchema.originalColumnsMissing(inVersion: found)
+                if found < 2 { thumbnailColumns = CatalogSchema.thumbnailColumnsVersion1 }
             } else {
                 try upgradeSchema(from: found)
             }
@@ -298,15 +299,19 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     public func insertOriginal(_ record: OriginalRecord) throws {
         try locked {
             try connection.run(
-                "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     .text(record.sha256), .text(record.path), .integer(record.bytes), .text(record.contentType),
                     .of(record.width), .of(record.height), .of(record.takenAt), .of(record.make), .of(record.model),
                     .of(record.gpsLatitude), .of(record.gpsLongitude), .of(record.gpsAltitude),
-                    .of(record.orientation), .text(record.addedAt), .of(record.datedBy?.rawValue),
+                    .of(record.orientation), .text(record.addedAt), .of(record.datedBy?.rawValue), .of(record.lens),
                     .text(CaseFoldedPath.fold(record.path)),
                 ])
         }
+    }
+
+    public func recordLens(_ lens: String, sha256: String) throws {
+        try locked { try connection.run("UPDATE originals SET lens = ? WHERE sha256 = ? AND lens IS NULL", [.text(lens), .text(sha256)]) }
     }
 
     public func reservePath(_ path: String, for sha256: String) throws -> Bool {
@@ -352,10 +357,9 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     /// Streams the rows as SQLite steps to them, in one read transaction (one snapshot for
     /// both statements of a capture-time sort).
     public func originals(matching query: OriginalQuery, limit: Int?, _ each: (OriginalRecord) throws -> Bool) throws {
-        let datedBy = originalColumns.hasSuffix(", dated_by") ? "dated_by" : "NULL"
         let statements = OriginalQuerySQL.statements(
-            for: query, columns: originalColumns, dialect: .sqlite, limited: limit != nil && !query.needsExactCheck, datedBy: datedBy,
-            sourceTable: hasSourceVersions ? "source_versions" : "sources")
+            for: query, columns: originalColumns, dialect: .sqlite, limited: limit != nil && !query.needsExactCheck,
+            missingColumns: missingColumns, sourceTable: hasSourceVersions ? "source_versions" : "sources")
         try transaction {
             var remaining = limit ?? Int.max
             for statement in statements where remaining > 0 {
@@ -388,7 +392,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
             sha256: row.string(0) ?? "", path: row.string(1) ?? "", bytes: row.int64(2) ?? 0,
             contentType: row.string(3) ?? "", width: row.int(4), height: row.int(5), takenAt: row.string(6),
             datedBy: row.string(14).flatMap(CaptureDateSource.init(rawValue:)),
-            make: row.string(7), model: row.string(8), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
+            make: row.string(7), model: row.string(8), lens: row.string(15), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
             gpsAltitude: row.double(11), orientation: row.int(12), addedAt: row.string(13) ?? "")
     }
 

@@ -6,6 +6,8 @@ public enum ExportError: Error, CustomStringConvertible, Equatable {
     case cannotWrite(folder: String, reason: String)
     /// `--link` with originals in an object store: there is no file to link.
     case linkNeedsLibraryFolder(store: String)
+    /// Another export into the same folder is running.
+    case folderBusy(folder: String)
 
     public var description: String {
         switch self {
@@ -15,6 +17,8 @@ public enum ExportError: Error, CustomStringConvertible, Equatable {
             return "--to \(folder): \(reason)"
         case .linkNeedsLibraryFolder(let store):
             return "--link makes hard links to files in a library folder, but the originals are in \(store); export without --link to copy them"
+        case .folderBusy(let folder):
+            return "another shoebox export into \(folder) is running; wait for it to finish, or export into another folder"
         }
     }
 }

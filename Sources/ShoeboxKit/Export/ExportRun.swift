@@ -41,6 +41,9 @@ public final class ExportRun: @unchecked Sendable {
         public var failed = 0
         public var bytes: Int64 = 0
         public var cancelled = false
+        /// With a lens filter: the originals matching the other filters whose lens is not known
+        /// (catalogued before lenses were), counted up to `OriginalQuery.lensNotJudgedBound`.
+        public var lensNotJudged = 0
     }
 
     public func run() throws -> Summary {
@@ -49,6 +52,9 @@ public final class ExportRun: @unchecked Sendable {
         if link, !(store is LocalOriginalStore) { throw ExportError.linkNeedsLibraryFolder(store: store.displayName) }
         try checkOutsideLibrary()
         if let code = FolderPath.create(folder) { throw ExportError.cannotWrite(folder: folder, reason: String(cString: strerror(code))) }
+        let hold = try holdFolder()
+        defer { close(hold) }
+        Self.removeLeftovers(in: folder)
         let catalog = try library.openCatalog(readOnly: true, checkIntegrity: false)
         defer { catalog.close() }
         let lookups = try library.openCatalog(readOnly: true, checkIntegrity: false)
@@ -79,6 +85,9 @@ public final class ExportRun: @unchecked Sendable {
             return true
         }
         summary.cancelled = cancelFlag.isSet
+        if let unjudged = query.lensNotJudged, !summary.cancelled {
+            summary.lensNotJudged = try catalog.countOriginals(matching: unjudged, upTo: OriginalQuery.lensNotJudgedBound)
+        }
         try Self.writeManifest(folder + "/" + Self.checksumManifest, checksums)
         try Self.writeManifest(folder + "/" + Self.recordManifest, records)
         return summary
@@ -105,6 +114,34 @@ public final class ExportRun: @unchecked Sendable {
         }
         let inside = ([resolved!] + rest).joined(separator: "/"), library = String(cString: root)
         if inside == library || inside.hasPrefix(library + "/") { throw ExportError.insideLibrary(folder: folder, library: configuration.layout.root) }
+    }
+
+    /// One export into a folder at a time (a lock on the folder itself, nothing written into
+    /// it): two would race on the manifests, and the leftovers removed at the start could be
+    /// the other's files in progress. Released when the descriptor closes, or the process ends.
+    private func holdFolder() throws -> Int32 {
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ExportError.cannotWrite(folder: folder, reason: String(cString: strerror(errno))) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            close(fd)
+            if code == EWOULDBLOCK { throw ExportError.folderBusy(folder: folder) }
+            throw ExportError.cannotWrite(folder: folder, reason: String(cString: strerror(code)))
+        }
+        return fd
+    }
+
+    static let partialPrefix = ".shoebox-export-", partialSuffix = ".part"
+
+    /// Removes the temporary files an export killed mid-copy left (`partialPrefix`…`partialSuffix`,
+    /// regular files only) anywhere under `folder`, never following a symbolic link.
+    static func removeLeftovers(in folder: String) {
+        let prefix = Array(partialPrefix.utf8), suffix = Array(partialSuffix.utf8)
+        DirectoryWalker.walk(folder) { entry in
+            let name = entry.relativePath.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
+            guard (entry.info.st_mode & S_IFMT) == S_IFREG, name.starts(with: prefix), name.reversed().starts(with: suffix.reversed()) else { return }
+            _ = DirectoryWalker.withCString(Array(folder.utf8) + [UInt8(ascii: "/")] + entry.relativePath) { unlink($0) }
+        }
     }
 
     /// Where `original` goes in the folder: its library path without `originals/`.
@@ -141,7 +178,7 @@ public final class ExportRun: @unchecked Sendable {
             }
             return outcome(.exported)
         }
-        let partial = FolderPath.containing(destination) + "/.shoebox-export-" + UUID().uuidString.lowercased() + ".part"
+        let partial = FolderPath.containing(destination) + "/" + Self.partialPrefix + UUID().uuidString.lowercased() + Self.partialSuffix
         let fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return outcome(.failed, String(cString: strerror(errno))) }
         var keep = false
@@ -181,6 +218,7 @@ public final class ExportRun: @unchecked Sendable {
         if let takenAt = original.takenAt { object["taken_at"] = takenAt }
         if let make = original.make { object["make"] = make }
         if let model = original.model { object["model"] = model }
+        if let lens = original.namedLens { object["lens"] = lens }
         if let width = original.width, let height = original.height { object["width"] = width; object["height"] = height }
         if let latitude = original.gpsLatitude, let longitude = original.gpsLongitude {
             object["gps"] = ["latitude": latitude, "longitude": longitude]

@@ -19,6 +19,11 @@ public struct OriginalQuery: Sendable, Equatable {
     public var make: String?
     /// Camera model starting with this, ignoring ASCII case (EXIF Model: "canon eos" is "Canon EOS R5").
     public var model: String?
+    /// Lens name containing this, ignoring ASCII case ("24-105" is "EF24-105mm f/4L IS USM").
+    /// An original whose lens is not known (catalogued before lenses were) never matches.
+    public var lens: String?
+    /// Only originals whose lens is not known (catalogued before schema 5): what `reindex` would fill.
+    public var lensUnknown = false
     /// true: only originals with a position; false: only those without one.
     public var hasGPS: Bool?
     /// Only positions inside this box.
@@ -91,6 +96,20 @@ public struct OriginalQuery: Sendable, Equatable {
                        expected: "not a dating; use exif (camera), last-modified (server), fetch-time (download) or file-time (file)")
     }
 
+    /// With a `lens` filter: the same filters, lens aside, for the originals whose lens is not
+    /// known, those the filter cannot judge (`Catalog.countOriginals(matching:upTo:)` counts them).
+    /// How far the originals of `lensNotJudged` are counted.
+    public static let lensNotJudgedBound = 10_000
+
+    public var lensNotJudged: OriginalQuery? {
+        guard lens != nil else { return nil }
+        var query = self
+        query.lens = nil
+        query.lensUnknown = true
+        query.sort = .path
+        return query
+    }
+
     /// Whether the catalog's answer must still be checked row by row (`matchesExactly`).
     public var needsExactCheck: Bool { near != nil }
 
@@ -126,6 +145,8 @@ public struct OriginalQuery: Sendable, Equatable {
         if let addedBefore, record.addedAt >= addedBefore { return false }
         if let make, record.make.map({ Self.startsIgnoringASCIICase($0, make) }) != true { return false }
         if let model, record.model.map({ Self.startsIgnoringASCIICase($0, model) }) != true { return false }
+        if let lens, record.lens.map({ Self.containsIgnoringASCIICase($0, lens) }) != true { return false }
+        if lensUnknown, record.lens != nil { return false }
         let position = record.gpsLatitude.flatMap { latitude in record.gpsLongitude.map { (latitude, $0) } }
         if let hasGPS, hasGPS != (position != nil) { return false }
         if let box {
@@ -171,6 +192,15 @@ public struct OriginalQuery: Sendable, Equatable {
 
     static func startsIgnoringASCIICase(_ text: String, _ prefix: String) -> Bool {
         asciiLowercased(text).utf8.starts(with: asciiLowercased(prefix).utf8)
+    }
+
+    /// Whether `part` occurs in `text` ignoring ASCII case, byte for byte (as SQL's instr/strpos
+    /// on lower-cased text); an empty `part` occurs in every text.
+    static func containsIgnoringASCIICase(_ text: String, _ part: String) -> Bool {
+        let haystack = Array(asciiLowercased(text).utf8), needle = Array(asciiLowercased(part).utf8)
+        guard !needle.isEmpty else { return true }
+        guard haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { start in haystack[start..<(start + needle.count)].elementsEqual(needle) }
     }
 
     /// A-Z lowered, every other character kept (as SQLite's NOCASE and PostgreSQL's lower() in "C").

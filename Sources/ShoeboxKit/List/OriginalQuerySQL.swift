@@ -29,13 +29,13 @@ struct OriginalQuerySQL {
 
     /// The statements to run in turn. `limited`: end each with a LIMIT to bind (not when rows
     /// are still checked one by one: a limit counts only those that pass). `columns`: the
-    /// columns selected; `datedBy`: the column to test dated-by against (an expression for
-    /// a catalog too old to have it).
+    /// columns selected; `missingColumns`: those a catalog too old lacks (tested as NULL).
     static func statements(for query: OriginalQuery, columns: String, dialect: Dialect, limited: Bool,
-                           datedBy: String = "dated_by", sourceTable: String = "source_versions") -> [Statement] {
+                           missingColumns: Set<String> = [], sourceTable: String = "source_versions") -> [Statement] {
         var builder = OriginalQuerySQL(dialect: dialect)
         builder.sourceTable = sourceTable
-        let conditions = builder.conditions(for: query, datedBy: datedBy)
+        builder.missingColumns = missingColumns
+        let conditions = builder.conditions(for: query)
         let direction = query.descending ? " DESC" : ""
         let path = "path" + direction
         var passes: [(extra: String?, order: String)] = []
@@ -71,6 +71,7 @@ struct OriginalQuerySQL {
     private let dialect: Dialect
     /// Where the URLs are looked up: `source_versions`, or `sources` in a version-3 catalog.
     private var sourceTable = "source_versions"
+    private var missingColumns: Set<String> = []
     private(set) var parameters: [Parameter] = []
 
     private init(dialect: Dialect) {
@@ -109,7 +110,10 @@ struct OriginalQuerySQL {
         }
     }
 
-    private mutating func conditions(for query: OriginalQuery, datedBy: String) -> [String] {
+    /// A column, or NULL in a catalog too old to have it.
+    private func column(_ name: String) -> String { missingColumns.contains(name) ? "NULL" : name }
+
+    private mutating func conditions(for query: OriginalQuery) -> [String] {
         var conditions: [String] = []
         if let from = query.takenFrom { conditions.append("taken_at\(byteOrder) >= \(text(from))") }
         if let before = query.takenBefore { conditions.append("taken_at\(byteOrder) < \(text(before))") }
@@ -117,6 +121,16 @@ struct OriginalQuerySQL {
         if let before = query.addedBefore { conditions.append("added_at\(byteOrder) < \(text(before))") }
         if let make = query.make { conditions.append(startsIgnoringCase("make", make)) }
         if let model = query.model { conditions.append(startsIgnoringCase("model", model)) }
+        if let lens = query.lens {
+            // Anywhere in the name ("24-105", "f/2.8"), ASCII case ignored: no index can seek
+            // that; a scan of the rows the other filters leave.
+            let needle = text(OriginalQuery.asciiLowercased(lens))
+            switch dialect {
+            case .sqlite: conditions.append("instr(lower(\(column("lens"))), \(needle)) > 0")
+            case .postgres: conditions.append("strpos(lower(\(column("lens")) COLLATE \"C\"), \(needle)) > 0")
+            }
+        }
+        if query.lensUnknown { conditions.append("\(column("lens")) IS NULL") }
         switch query.hasGPS {
         case true?: conditions.append("gps_latitude IS NOT NULL AND gps_longitude IS NOT NULL")
         case false?: conditions.append("(gps_latitude IS NULL OR gps_longitude IS NULL)")
@@ -135,7 +149,7 @@ struct OriginalQuerySQL {
             conditions.append("content_type IN (" + query.contentTypes.map { text($0) }.joined(separator: ", ") + ")")
         }
         if !query.datedBy.isEmpty {
-            conditions.append("\(datedBy) IN (" + query.datedBy.map { text($0.rawValue) }.joined(separator: ", ") + ")")
+            conditions.append("\(column("dated_by")) IN (" + query.datedBy.map { text($0.rawValue) }.joined(separator: ", ") + ")")
         }
         if query.sourceHost != nil {
             let exact = query.hostExactURLs.map { "url = \(text($0))" }

@@ -56,10 +56,12 @@ extension LibraryReindexer {
     private func adoptStep(_ files: [LibraryFile], store: OriginalStore, remote: OriginalStore?, catalog: Catalog,
                            report: inout ReindexReport) throws {
         var unknown: [LibraryFile] = []
+        var lensless: [(file: LibraryFile, sha256: String)] = []
         let shared = catalog as? PostgresCatalog
         for file in files {
-            if try catalog.original(path: file.path) != nil {
+            if let catalogued = try catalog.original(path: file.path) {
                 report.originalsFromJournal += 1  // already catalogued
+                if catalogued.lens == nil { lensless.append((file, catalogued.sha256)) }
             } else if try shared?.isReserved(file.path) == true {
                 // A writer's batch in flight (published, not yet committed): its own to record,
                 // or recovery's to remove if that writer died. Never adopted from under it.
@@ -68,6 +70,7 @@ extension LibraryReindexer {
                 unknown.append(file)
             }
         }
+        try recordLenses(lensless, remote: remote, catalog: catalog)
         guard !unknown.isEmpty else { return }
         let listed = unknown
         // Hashing and metadata are the slow part: side by side.
@@ -109,6 +112,25 @@ extension LibraryReindexer {
             } else {
                 report.notImages.append(file.path)
             }
+        }
+    }
+
+    /// Reads the lens of originals catalogued before lenses were (from the file, or a ranged
+    /// read of the object), side by side, and records it. One that cannot be read now (the
+    /// store failing) stays not known, for the next reindex.
+    private func recordLenses(_ originals: [(file: LibraryFile, sha256: String)], remote: OriginalStore?, catalog: Catalog) throws {
+        guard !originals.isEmpty, let readMetadata else { return }
+        let lenses = LockedBox([Int: String]())
+        let layout = layout
+        nonisolated(unsafe) let remote = remote
+        ParallelLoop.run(count: originals.count, jobs: jobs) { index in
+            let path = originals[index].file.path
+            guard let read = try? remote.map({ try MetadataReader.read(store: $0, path: path) }) ?? readMetadata(layout.absolute(path)) else { return }
+            let lens = OriginalRecord.lens(of: read)
+            lenses.update { $0[index] = lens }
+        }
+        for (index, lens) in lenses.current.sorted(by: { $0.key < $1.key }) {
+            try catalog.recordLens(lens, sha256: originals[index].sha256)
         }
     }
 }

@@ -240,6 +240,8 @@ public struct LibraryReindexer: Sendable {
                 makeReadOnly(chosen)
                 record.path = chosen.path
                 record.bytes = chosen.bytes
+                // Journaled before lenses were recorded: the file says.
+                if record.lens == nil { record.lens = metadata(of: chosen, remote: remote).map(OriginalRecord.lens(of:)) }
                 all.append(record)
                 report.originalsFromJournal += 1
             } else if let expected = journaledByPath[chosen.pathKey], bySHA[expected.sha256] == nil {
@@ -280,10 +282,17 @@ public struct LibraryReindexer: Sendable {
         return FormatSniffer.sniff(try remote.read(path: file.path, offset: 0, count: FormatSniffer.prefixLength))
     }
 
+    /// The file's metadata: nil when metadata is not read (`readMetadata` nil); `.some(nil)`
+    /// when it is, and the file has none that can be read.
+    func metadata(of file: LibraryFile, remote: OriginalStore?) -> PhotoMetadata?? {
+        guard let readMetadata else { return nil }
+        if let remote { return .some(try? MetadataReader.read(store: remote, path: file.path)) }
+        return .some(try? readMetadata(layout.absolute(file.path)))
+    }
+
     func recordFromFile(_ file: LibraryFile, sha256: String, format: ImageFormat, remote: OriginalStore?) -> OriginalRecord {
-        let absolute = layout.absolute(file.path)
-        let metadata = readMetadata == nil ? nil
-            : remote.map { try? MetadataReader.read(store: $0, path: file.path) } ?? readMetadata.flatMap { try? $0(absolute) }
+        let read = metadata(of: file, remote: remote)
+        let metadata = read ?? nil
         let modified = time_t(file.modified)
         let dated = CaptureDate.forFile(metadata: metadata, modified: modified)
         return OriginalRecord(
@@ -291,7 +300,7 @@ public struct LibraryReindexer: Sendable {
             contentType: format.mimeType,
             width: metadata?.width, height: metadata?.height,
             takenAt: dated.takenAt, datedBy: dated.source,
-            make: metadata?.make, model: metadata?.model,
+            make: metadata?.make, model: metadata?.model, lens: read.map(OriginalRecord.lens(of:)),
             gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude,
             gpsAltitude: metadata?.gps?.altitude, orientation: metadata?.orientation,
             addedAt: Timestamp.iso8601(modified))

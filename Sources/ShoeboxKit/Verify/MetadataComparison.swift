@@ -1,7 +1,7 @@
 import Foundation
 
 /// Compares the EXIF summary read from a stored original with what the catalog
-/// recorded when it was stored: capture time, make, model and GPS position.
+/// recorded when it was stored: capture time, make, model, lens and GPS position.
 enum MetadataComparison {
     /// Human-readable differences, empty when the summaries agree.
     static func differences(recorded: OriginalRecord, read metadata: PhotoMetadata) -> [String] {
@@ -20,6 +20,10 @@ enum MetadataComparison {
         }
         if normalized(metadata.model) != normalized(recorded.model) {
             differences.append("model \(quoted(metadata.model)) but recorded \(quoted(recorded.model))")
+        }
+        // A lens not known (catalogued before lenses were) is not a difference.
+        if let lens = recorded.lens, OriginalRecord.lens(of: metadata) != lens {
+            differences.append("lens \(quoted(normalized(metadata.lensModel))) but recorded \(quoted(recorded.namedLens))")
         }
         if !sameGPS(metadata.gps, recorded) {
             differences.append("GPS \(describe(metadata.gps)) but recorded \(describe(recorded))")

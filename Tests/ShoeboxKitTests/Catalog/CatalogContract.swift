@@ -20,7 +20,7 @@ struct CatalogContract {
             sha256: uniqueHash(n), path: path ?? "originals/2024/05/0\(n % 10)/IMG_\(n).jpg",
             bytes: 5_000_000_000 + Int64(n), contentType: "image/jpeg", width: 4000, height: 3000,
             takenAt: "2024:05:01 12:00:0\(n % 10)", datedBy: .exif, make: "Canon", model: "EOS \(n)",
-            gpsLatitude: 48.858_370_123_456_78, gpsLongitude: -2.294_481_987_654_321, gpsAltitude: 1e-300,
+            lens: n % 2 == 0 ? "EF\(n)mm f/2.8L USM" : "", gpsLatitude: 48.858_370_123_456_78, gpsLongitude: -2.294_481_987_654_321, gpsAltitude: 1e-300,
             orientation: 6, addedAt: "2026-11-30T01:00:00Z")
     }
 

@@ -62,9 +62,11 @@ final class SQLiteCatalogTests: XCTestCase {
         try made.insertOriginal(original(1))
         try made.upsertSource(source("http://a/1.jpg", sha: hash(1)))
         made.close()
-        // Back to version 3: no history table.
+        // Back to version 3: no history table, no lens.
         let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
         try raw.execute("DROP TABLE source_versions")
+        try raw.execute("DROP INDEX originals_lens_unknown")
+        try raw.execute("ALTER TABLE originals DROP COLUMN lens")
         try raw.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
         raw.close()
         let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
@@ -76,7 +78,54 @@ final class SQLiteCatalogTests: XCTestCase {
         XCTAssertEqual(versions.first?.firstFetchedAt, source("http://a/1.jpg", sha: hash(1)).fetchedAt)
         writer.close()
         let check = try SQLiteConnection(path: catalogPath, readOnly: true)
-        XCTAssertEqual(try check.query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }, ["4"])
+        XCTAssertEqual(try check.query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }, ["\(CatalogSchema.version)"])
+        check.close()
+    }
+
+    /// Version 5 records lenses: originals catalogued before are "not known" (nil, not ""),
+    /// for a reader of the old catalog and after a writer's upgrade; new ones are recorded.
+    func testAVersion4CatalogHasItsLensesNotKnownAndAWriterRecordsNewOnes() throws {
+        let made = try SQLiteCatalog(path: catalogPath)
+        var before = original(1)
+        before.lens = nil
+        try made.insertOriginal(before)
+        try made.upsertSource(source("http://a/1.jpg", sha: hash(1)))
+        made.close()
+        let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
+        try raw.execute("DELETE FROM sources")  // left in the history table only
+        try raw.execute("DROP INDEX originals_lens_unknown")
+        try raw.execute("ALTER TABLE originals DROP COLUMN lens")
+        try raw.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        raw.close()
+        var lensQuery = OriginalQuery()
+        lensQuery.lens = "EF"
+        func listed(_ catalog: Catalog, _ query: OriginalQuery) throws -> [String] {
+            var paths: [String] = []
+            try catalog.originals(matching: query, limit: nil) { paths.append($0.path); return true }
+            return paths
+        }
+        let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        XCTAssertNil(try reader.original(sha256: hash(1))?.lens)
+        XCTAssertEqual(try listed(reader, lensQuery), [], "a reader of version 4 matches no lens")
+        XCTAssertEqual(try reader.countOriginals(matching: lensQuery.lensNotJudged!, upTo: 10), 1)
+        XCTAssertEqual(try reader.sourceVersions(sha256: hash(1)).map(\.url), ["http://a/1.jpg"], "a reader of version 4 reads its history table")
+        reader.close()
+        let writer = try SQLiteCatalog(path: catalogPath)
+        XCTAssertNil(try writer.original(sha256: hash(1))?.lens, "not known after the upgrade")
+        var new = original(2)
+        new.lens = "EF100mm f/2.8L Macro IS USM"
+        var none = original(3)
+        none.lens = ""
+        try writer.insertOriginal(new)
+        try writer.insertOriginal(none)
+        XCTAssertEqual(try listed(writer, lensQuery), [new.path])
+        XCTAssertEqual(try writer.countOriginals(matching: lensQuery.lensNotJudged!, upTo: 10), 1)
+        XCTAssertEqual(try writer.original(sha256: hash(3))?.lens, "", "no lens named: known, empty")
+        writer.close()
+        let check = try SQLiteConnection(path: catalogPath, readOnly: true)
+        XCTAssertEqual(try check.query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }, ["5"])
+        XCTAssertEqual(try check.query("EXPLAIN QUERY PLAN SELECT count(*) FROM originals WHERE lens IS NULL") { $0.string(3) ?? "" }
+            .joined(separator: ";").contains("originals_lens_unknown"), true, "the unknown ones are found by their index")
         check.close()
     }
 
@@ -195,8 +244,8 @@ final class SQLiteCatalogTests: XCTestCase {
     func testVersion1CatalogIsReadAsIsAndUpgradedByAWriter() throws {
         do {
             let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
-            for statement in CatalogSchema.createStatements where !statement.contains("originals_folded_path") {
-                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT", with: "")
+            for statement in CatalogSchema.createStatements where !statement.contains("originals_folded_path") && statement != CatalogSchema.lensUnknownIndex {
+                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT,\n    lens TEXT", with: "")
                     .replacingOccurrences(of: ",\n    dated_by TEXT", with: "")
                     .replacingOccurrences(of: ",\n    settings TEXT", with: ""))
             }
@@ -226,7 +275,8 @@ final class SQLiteCatalogTests: XCTestCase {
         // The ASCII-only index of version 2 is gone; the folded path's and `list`'s are there.
         XCTAssertEqual(Set(try SQLiteConnection(path: catalogPath, readOnly: true)
             .query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'originals' AND sql IS NOT NULL") { $0.string(0) }),
-            ["originals_folded_path", "originals_taken_at", "originals_added_at", "originals_make", "originals_model", "originals_position"])
+            ["originals_folded_path", "originals_taken_at", "originals_added_at", "originals_make", "originals_model", "originals_position",
+             "originals_lens_unknown"])
         XCTAssertTrue(try writer.hasOriginal(pathIgnoringCase: "ORIGINALS/OLD.JPG"), "rows of version 1 get their folded path")
         XCTAssertNil(try writer.original(sha256: hash(1))?.datedBy, "unknown for rows written by version 1")
         try writer.insertOriginal(original(2))
@@ -241,8 +291,8 @@ final class SQLiteCatalogTests: XCTestCase {
         let names = (0..<25_000).map { "originals/2020/01/02/\u{C9}t\u{E9}-\($0).jpg" }  // more than one slice
         do {
             let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
-            for statement in CatalogSchema.createStatements where !statement.contains("originals_folded_path") {
-                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT", with: ""))
+            for statement in CatalogSchema.createStatements where !statement.contains("originals_folded_path") && statement != CatalogSchema.lensUnknownIndex {
+                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT,\n    lens TEXT", with: ""))
             }
             XCTAssertEqual(try raw.query("SELECT count(*) FROM pragma_table_info('originals') WHERE name = 'folded_path'") { $0.int(0) }, [0])
             try raw.execute("CREATE INDEX originals_path_nocase ON originals(path COLLATE NOCASE)")

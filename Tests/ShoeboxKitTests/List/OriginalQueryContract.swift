@@ -21,23 +21,24 @@ struct OriginalQueryContract {
     ]
 
     static func record(_ name: String, bytes: Int64, type: String, taken: String?, dated: CaptureDateSource?, make: String?,
-                       model: String?, gps: (Double?, Double?), added: String) -> OriginalRecord {
+                       model: String?, gps: (Double?, Double?), added: String, lens: String? = "") -> OriginalRecord {
         OriginalRecord(sha256: String(repeating: "0", count: 64 - name.utf8.count * 2) + name.utf8.map { String(format: "%02x", $0) }.joined(),
                        path: paths[name]!, bytes: bytes, contentType: type, width: 640, height: 480, takenAt: taken,
-                       datedBy: dated, make: make, model: model, gpsLatitude: gps.0, gpsLongitude: gps.1, addedAt: added)
+                       datedBy: dated, make: make, model: model, lens: lens, gpsLatitude: gps.0, gpsLongitude: gps.1, addedAt: added)
     }
 
     static let records: [OriginalRecord] = [
         record("old", bytes: 300, type: "image/jpeg", taken: "1965:03:04 10:00:00", dated: .exif, make: "Canon", model: "Canon EOS R5",
-               gps: (0, 0), added: "2026-12-01T10:00:00Z"),
+               gps: (0, 0), added: "2026-12-01T10:00:00Z", lens: "RF24-105mm F4 L IS USM"),
         record("six", bytes: 600, type: "image/jpeg", taken: "1969:12:31 23:59:59", dated: .fileTime, make: "canon", model: "Canon EOS 5D",
-               gps: (0.0001, -0.0001), added: "2026-12-02T10:00:00Z"),
+               gps: (0.0001, -0.0001), added: "2026-12-02T10:00:00Z", lens: "EF24-105mm f/4L IS USM"),
         record("five", bytes: 500, type: "image/png", taken: "1970:01:01 00:00:00", dated: .fetchTime, make: nil, model: nil,
                gps: (10, nil), added: "2026-12-03T00:00:00Z"),
         record("paris", bytes: 3_000_000, type: "image/jpeg", taken: "2024:05:01 12:00:00", dated: .exif, make: "NIKON CORPORATION",
-               model: "NIKON D850", gps: (48.8584, 2.2945), added: "2026-12-02T11:00:00Z"),
+               model: "NIKON D850", gps: (48.8584, 2.2945), added: "2026-12-02T11:00:00Z", lens: nil),
         record("fiji", bytes: 100, type: "image/heic", taken: "2024:05:02 00:00:00", dated: .lastModified, make: "Apple",
-               model: "iPhone 12", gps: (-17.7, 179.9), added: "2026-12-02T12:00:00Z"),
+               model: "iPhone 12", gps: (-17.7, 179.9), added: "2026-12-02T12:00:00Z",
+               lens: "iPhone 12 back dual wide camera 4.2mm f/1.6 \u{00C9}"),
         record("undated", bytes: 200, type: "image/png", taken: nil, dated: nil, make: nil, model: nil,
                gps: (nil, nil), added: "2026-12-02T10:00:00Z"),
     ]
@@ -142,6 +143,16 @@ struct OriginalQueryContract {
         XCTAssertEqual(try Self.names(catalog, query { $0.model = "canon eos 5" }), ["six"])
         XCTAssertEqual(try Self.names(catalog, query { $0.model = "EOS" }), [], "a model matches from its start")
         XCTAssertEqual(try Self.names(catalog, query { $0.model = "iphone 12"; $0.make = "apple" }), ["fiji"])
+        XCTAssertEqual(try Self.names(catalog, query { $0.lens = "24-105" }), ["old", "six"], "anywhere in the name")
+        XCTAssertEqual(try Self.names(catalog, query { $0.lens = "ef24-105MM F/4L" }), ["six"], "ASCII case ignored")
+        XCTAssertEqual(try Self.names(catalog, query { $0.lens = "f/1.6 \u{00C9}" }), ["fiji"], "non-ASCII compared as written")
+        XCTAssertEqual(try Self.names(catalog, query { $0.lens = "f/1.6 \u{00E9}" }), [], "non-ASCII case is not folded")
+        XCTAssertEqual(try Self.names(catalog, query { $0.lens = "%" }), [], "no wildcard")
+        XCTAssertEqual(try Self.names(catalog, query { $0.lens = "USM"; $0.make = "canon"; $0.sort = .size }), ["old", "six"])
+        XCTAssertEqual(try Self.names(catalog, query { $0.lensUnknown = true }), ["paris"], "the lens not known: not catalogued")
+        XCTAssertEqual(try Self.names(catalog, query { $0.lens = "x"; $0.make = "nikon" }.lensNotJudged!), ["paris"])
+        XCTAssertEqual(try Self.names(catalog, query { $0.lens = "x"; $0.make = "apple" }.lensNotJudged!), [])
+        XCTAssertEqual(try catalog.countOriginals(matching: query { $0.sort = .path }, upTo: 4), 4)
         XCTAssertEqual(try Self.names(catalog, query { $0.contentTypes = ["image/png"] }), ["five", "undated"])
         XCTAssertEqual(try Self.names(catalog, query { $0.contentTypes = ["image/jpeg", "image/heic"] }), ["old", "six", "paris", "fiji"])
         XCTAssertEqual(try Self.names(catalog, query { $0.datedBy = [.exif] }), ["old", "paris"])
@@ -194,6 +205,8 @@ struct OriginalQueryContract {
             let since = dates.randomElement(using: &generator)!, until = dates.randomElement(using: &generator)!
             try? query.setTaken(since: since, until: until)
             query.make = [nil, "canon", "NIKON", "a"].randomElement(using: &generator)!
+            query.lens = [nil, nil, "24-105", "USM", "f/"].randomElement(using: &generator)!
+            query.lensUnknown = round % 10 == 0
             query.hasGPS = [nil, true, false].randomElement(using: &generator)!
             query.box = try boxes.randomElement(using: &generator)!.map { try GeoBox(parsing: $0) }
             query.contentTypes = [[], ["image/png"], ["image/jpeg", "image/heic"]].randomElement(using: &generator)!

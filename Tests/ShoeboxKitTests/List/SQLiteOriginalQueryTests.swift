@@ -99,9 +99,9 @@ final class SQLiteOriginalQueryTests: XCTestCase {
         XCTAssertEqual(try OriginalQueryContract.names(reader, OriginalQuery()), ["old", "six", "five", "paris", "fiji", "undated"],
                        "without the indexes, the same answer")
         reader.close()
-        XCTAssertEqual(try indexes(), ["originals_folded_path"])
+        XCTAssertEqual(try indexes(), ["originals_folded_path", "originals_lens_unknown"])
         try SQLiteCatalog(path: path).close()
-        XCTAssertEqual(try indexes(), ["originals_folded_path", "originals_taken_at", "originals_added_at", "originals_make",
-                                       "originals_model", "originals_position"])
+        XCTAssertEqual(try indexes(), ["originals_folded_path", "originals_lens_unknown", "originals_taken_at", "originals_added_at",
+                                       "originals_make", "originals_model", "originals_position"])
     }
 }

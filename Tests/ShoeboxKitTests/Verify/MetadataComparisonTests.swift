@@ -31,6 +31,21 @@ final class MetadataComparisonTests: XCTestCase {
         XCTAssertTrue(differences[2].hasPrefix("GPS 10.0000000,2.2900000"))
     }
 
+    func testALensChangedIsADifferenceAndALensNotKnownIsNot() {
+        var recorded = record()
+        var read = metadata()
+        read.lensModel = "EF50mm f/1.8 STM "
+        recorded.lens = nil
+        XCTAssertEqual(MetadataComparison.differences(recorded: recorded, read: read), [], "catalogued before lenses were: not compared")
+        recorded.lens = "EF50mm f/1.8 STM"
+        XCTAssertEqual(MetadataComparison.differences(recorded: recorded, read: read), [], "trimmed as recorded")
+        recorded.lens = ""
+        XCTAssertEqual(MetadataComparison.differences(recorded: recorded, read: read), ["lens 'EF50mm f/1.8 STM' but recorded none"])
+        recorded.lens = "EF85mm f/1.8 USM"
+        read.lensModel = nil
+        XCTAssertEqual(MetadataComparison.differences(recorded: recorded, read: read), ["lens none but recorded 'EF85mm f/1.8 USM'"])
+    }
+
     func testACaptureTimeLostFromTheCatalogIsADifference() {
         // The file has DateTimeOriginal but no CreateDate: the missing one must not match a missing record.
         let differences = MetadataComparison.differences(recorded: record(takenAt: nil), read: metadata())

@@ -81,6 +81,12 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
         }
     }
 
+    public func recordLens(_ lens: String, sha256: String) throws {
+        locked {
+            if state.originals[sha256]?.lens == nil { state.originals[sha256]?.lens = lens }
+        }
+    }
+
     private var reserved: [String: String] = [:]
 
     public func reservePath(_ path: String, for sha256: String) throws -> Bool {

@@ -2,8 +2,8 @@
 """Loopback HTTP server for Shoebox's fetch tests. Binds 127.0.0.1 on a free
 port, prints the port on stdout, and serves each behaviour the tests need:
 
-  /photo/NAME?seed=S&ct=TYPE&date=EXIFDATE&lat=..&lon=..&alt=..&lm=HTTPDATE&etag=E&cd=FILENAME
-        a small JPEG with EXIF (Make, Model, DateTimeOriginal, GPS); distinct per seed/NAME;
+  /photo/NAME?seed=S&ct=TYPE&date=EXIFDATE&lat=..&lon=..&alt=..&lens=L&lm=HTTPDATE&etag=E&cd=FILENAME
+        a small JPEG with EXIF (Make, Model, DateTimeOriginal, LensModel, GPS); distinct per seed/NAME;
         ct=none omits Content-Type; etag/lm enable conditional requests (304).
   /png/NAME, /html, /empty, /text, /status/CODE
   /flaky/KEY?status=503&times=1&retry_after=2     fails `times` times, then a photo
@@ -62,8 +62,8 @@ in_flight = 0
 max_in_flight = 0
 
 
-def tiff_exif(make, model, date, lat, lon, alt):
-    """A little-endian TIFF block: IFD0 (Make, Model, ExifIFD, GPS), ExifIFD (DateTimeOriginal), GPS IFD."""
+def tiff_exif(make, model, date, lat, lon, alt, lens=None):
+    """A little-endian TIFF block: IFD0 (Make, Model, ExifIFD, GPS), ExifIFD (DateTimeOriginal, LensModel), GPS IFD."""
     def ascii_value(s):
         return s.encode() + b"\0"
 
@@ -103,6 +103,8 @@ def tiff_exif(make, model, date, lat, lon, alt):
     ifd0, data0 = build_ifd(ifd0_entries, 8)
     exif_start = 8 + len(ifd0) + len(data0)
     exif_entries = [(0x9003, 2, 20, ascii_value(date))] if date else [(0x9000, 7, 4, b"0232")]
+    if lens:
+        exif_entries.append((0xA434, 2, len(ascii_value(lens)), ascii_value(lens)))
     exif_ifd, exif_data = build_ifd(exif_entries, exif_start)
     gps_start = exif_start + len(exif_ifd) + len(exif_data)
     gps_block = b""
@@ -124,8 +126,8 @@ def tiff_exif(make, model, date, lat, lon, alt):
     return b"II*\0" + struct.pack("<I", 8) + ifd0 + data0 + exif_ifd + exif_data + gps_block
 
 
-def jpeg_with_exif(seed, make="TestCam", model="Model 1", date=None, lat=None, lon=None, alt=None):
-    exif = b"Exif\0\0" + tiff_exif(make, model, date, lat, lon, alt)
+def jpeg_with_exif(seed, make="TestCam", model="Model 1", date=None, lat=None, lon=None, alt=None, lens=None):
+    exif = b"Exif\0\0" + tiff_exif(make, model, date, lat, lon, alt, lens)
     app1 = b"\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif
     comment = ("seed:" + seed).encode()
     com = b"\xff\xfe" + struct.pack(">H", len(comment) + 2) + comment
@@ -240,7 +242,7 @@ class Handler(BaseHTTPRequestHandler):
         lon = float(q["lon"]) if "lon" in q else None
         alt = float(q["alt"]) if "alt" in q else None
         return jpeg_with_exif(q.get("seed", key), q.get("make", "TestCam"), q.get("model", "Model 1"),
-                              q.get("date"), lat, lon, alt)
+                              q.get("date"), lat, lon, alt, q.get("lens"))
 
     def route_photo(self, key, q):
         self.note(key)
