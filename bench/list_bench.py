@@ -39,6 +39,9 @@ CITIES = [(48.8584, 2.2945), (51.5007, -0.1246), (40.6892, -74.0445), (35.6586, 
 FORMATS = [("image/jpeg", "jpg", 80), ("image/heic", "heic", 8), ("image/png", "png", 5), ("image/x-canon-cr3", "cr3", 4),
            ("image/webp", "webp", 3)]
 HOSTS = [f"host{k}.example.com" for k in range(200)]
+LENSES = ["EF24-105mm f/4L IS USM", "RF24-70mm F2.8 L IS USM", "EF50mm f/1.8 STM", "AF-S NIKKOR 24-70mm f/2.8E ED VR",
+          "NIKKOR Z 24-120mm f/4 S", "FE 24-105mm F4 G OSS", "FE 85mm F1.8", "XF16-55mmF2.8 R LM WR", "XF35mmF1.4 R",
+          "iPhone 12 back dual wide camera 4.2mm f/1.6", "iPhone 13 Pro back triple camera 5.7mm f/1.5"]
 
 
 def generate(rng, n):
@@ -51,6 +54,7 @@ def generate(rng, n):
         taken = f"{year}:{rng.randint(1, 12):02d}:{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"
         dated = rng.choices(["exif", "last-modified", "fetch-time"], [85, 10, 5])[0]
     make, model = rng.choice(CAMERAS) if rng.random() > 0.1 else (None, None)
+    lens = rng.choice(LENSES) if make and rng.random() < 0.7 else ""
     lat = lon = None
     if rng.random() < 0.4:
         if rng.random() < 0.002:
@@ -65,9 +69,9 @@ def generate(rng, n):
     added_day = rng.randint(0, 700)
     added = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1735689600 + added_day * 86400 + rng.randint(0, 86399)))
     original = (sha, path, rng.randint(200_000, 30_000_000), ctype, 4000, 3000, taken, make, model, lat, lon, None, 1,
-                added, dated, path.lower())
+                added, dated, path.lower(), lens)
     host = HOSTS[min(int(rng.paretovariate(1.2)) - 1, len(HOSTS) - 1)] if rng.random() < 0.7 else rng.choice(HOSTS)
-    source = (f"https://{host}/photos/{n}.{ext}", sha, added, "stored")
+    source = (f"https://{host}/photos/{n}.{ext}", sha, added, "stored")  # also its one version (source_versions)
     return original, source
 
 
@@ -83,9 +87,11 @@ def build(shoebox, folder, rows, seed):
     for first in range(0, rows, batch):
         pairs = [generate(rng, n) for n in range(first, min(rows, first + batch))]
         db.executemany("INSERT INTO originals (sha256, path, bytes, content_type, width, height, taken_at, make, model, "
-                       "gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by, folded_path) "
-                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [p[0] for p in pairs])
+                       "gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by, folded_path, lens) "
+                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [p[0] for p in pairs])
         db.executemany("INSERT INTO sources (url, sha256, fetched_at, outcome) VALUES (?,?,?,?)", [p[1] for p in pairs])
+        db.executemany("INSERT INTO source_versions (url, sha256, first_fetched_at, last_fetched_at) VALUES (?,?,?,?)",
+                       [(p[1][0], p[1][1], p[1][2], p[1][2]) for p in pairs])
     db.commit()
     db.execute("ANALYZE")
     db.commit()
@@ -100,7 +106,7 @@ def undated_too(select):
 
 
 # (name, shoebox list arguments, the equivalent SQL for the sqlite3 shell)
-COLUMNS = "sha256, path, bytes, content_type, width, height, taken_at, make, model, gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by"
+COLUMNS = "sha256, path, bytes, content_type, width, height, taken_at, make, model, gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by, lens"
 QUERIES = [
     ("newest 50 (table)", ["--reverse", "-n", "50"],
      f"SELECT {COLUMNS} FROM originals WHERE taken_at IS NOT NULL ORDER BY taken_at DESC, path DESC LIMIT 50"),
@@ -116,7 +122,10 @@ QUERIES = [
     ("near 2 km (--paths)", ["--near", "48.8584,2.2945,2km", "--paths"],
      undated_too(f"SELECT {COLUMNS} FROM originals WHERE gps_latitude >= 48.8404 AND gps_latitude <= 48.8764 AND gps_longitude >= 2.2672 AND gps_longitude <= 2.3218")),
     ("small host (--paths)", ["--host", "host150.example.com", "--paths"],
-     undated_too(f"SELECT {COLUMNS} FROM originals WHERE sha256 IN (SELECT sha256 FROM sources WHERE url >= 'https://host150.example.com/' AND url < 'https://host150.example.com0')")),
+     undated_too(f"SELECT {COLUMNS} FROM originals WHERE sha256 IN (SELECT sha256 FROM source_versions WHERE url >= 'https://host150.example.com/' AND url < 'https://host150.example.com0')")),
+    ("lens 24-105, 100 (--json)", ["--lens", "24-105", "-n", "100", "--json"],
+     f"SELECT {COLUMNS} FROM originals WHERE instr(lower(lens), '24-105') > 0 AND taken_at IS NOT NULL ORDER BY taken_at, path LIMIT 100; "
+     "SELECT count(*) FROM (SELECT path FROM originals WHERE lens IS NULL ORDER BY path LIMIT 10000)"),
     ("heic with GPS, 100", ["--format", "heic", "--has-gps", "-n", "100"],
      f"SELECT {COLUMNS} FROM originals WHERE gps_latitude IS NOT NULL AND gps_longitude IS NOT NULL AND content_type = 'image/heic' "
      "AND taken_at IS NOT NULL ORDER BY taken_at, path LIMIT 100"),

@@ -74,21 +74,27 @@ public enum ListCommand: Command {
             let lookups = withSources && !paths ? try library.openCatalog(readOnly: true, checkIntegrity: false) : nil
             defer { lookups?.close() }
             if !json && !paths { output.line(table.header) }
-            try catalog.originals(matching: query, limit: limit) { original in
-                count += 1
-                let sources = try lookups?.sourceVersions(sha256: original.sha256)
-                if json {
-                    output.line(OriginalRecordJSON.listed(original, sources: sources))
-                } else if paths {
-                    output.text(location(original.path) + (nul ? "\0" : "\n"))
-                } else {
-                    output.line(table.row(original))
-                    for version in sources ?? [] {
-                        output.line("    " + TerminalText.oneLine(version.url) + "  (" + version.firstFetchedAt
-                            + (version.lastFetchedAt != version.firstFetchedAt ? " .. " + version.lastFetchedAt : "") + ")")
-                    }
+            if paths {
+                try catalog.originalPaths(matching: query, limit: limit) { path in
+                    count += 1
+                    output.text(location(path) + (nul ? "\0" : "\n"))
+                    return console.outputFailure == nil
                 }
-                return console.outputFailure == nil
+            } else {
+                try catalog.originals(matching: query, limit: limit) { original in
+                    count += 1
+                    let sources = try lookups?.sourceVersions(sha256: original.sha256)
+                    if json {
+                        output.line(OriginalRecordJSON.listed(original, sources: sources))
+                    } else {
+                        output.line(table.row(original))
+                        for version in sources ?? [] {
+                            output.line("    " + TerminalText.oneLine(version.url) + "  (" + version.firstFetchedAt
+                                + (version.lastFetchedAt != version.firstFetchedAt ? " .. " + version.lastFetchedAt : "") + ")")
+                        }
+                    }
+                    return console.outputFailure == nil
+                }
             }
             if let unjudged = query.lensNotJudged {
                 noteLensNotJudged(try catalog.countOriginals(matching: unjudged, upTo: OriginalQuery.lensNotJudgedBound),

@@ -12,7 +12,8 @@ struct BufferedOutput {
     }
 
     mutating func line(_ text: String) {
-        self.text(text + "\n")
+        pending += text
+        self.text("\n")
     }
 
     mutating func text(_ text: String) {

@@ -66,7 +66,7 @@ struct ListTable {
     /// "Canon EOS R5" rather than "Canon Canon EOS R5": the make is left out when the model
     /// already starts with its first word; cut to the column's width with "…".
     static func camera(make: String?, model: String?) -> String {
-        let make = make?.trimmingCharacters(in: .whitespaces) ?? "", model = model?.trimmingCharacters(in: .whitespaces) ?? ""
+        let make = make?.trimmingWhitespace() ?? "", model = model?.trimmingWhitespace() ?? ""
         // "NIKON CORPORATION" + "NIKON D850" is "NIKON D850": the model names the make's first word.
         let brand = make.split(separator: " ").first.map { $0.lowercased() } ?? ""
         var text = make.isEmpty || model.lowercased().hasPrefix(brand) ? model

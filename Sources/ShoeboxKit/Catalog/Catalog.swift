@@ -56,6 +56,9 @@ public protocol Catalog: AnyObject {
     /// at a time to `each` as the catalog yields them (never all in memory); `each` returns
     /// false to stop early. Answered from the catalog alone, with bound parameters.
     func originals(matching query: OriginalQuery, limit: Int?, _ each: (OriginalRecord) throws -> Bool) throws
+    /// The library paths of `originals(matching:limit:_:)`, the same ones in the same order:
+    /// for `list --paths`, read from the indexes alone where they hold path (no table lookups).
+    func originalPaths(matching query: OriginalQuery, limit: Int?, _ each: (String) throws -> Bool) throws
     func countOriginals() throws -> Int
 
     func source(url: String) throws -> SourceRecord?
@@ -125,11 +128,16 @@ extension Catalog {
         for record in records { try upsertSource(record) }
     }
 
+    /// The paths of the records (what a catalog held in memory does).
+    public func originalPaths(matching query: OriginalQuery, limit: Int?, _ each: (String) throws -> Bool) throws {
+        try originals(matching: query, limit: limit) { try each($0.path) }
+    }
+
     /// How many originals match `query`, counted up to `bound` (the answer is then `bound`):
     /// a bounded cost however large the catalog.
     public func countOriginals(matching query: OriginalQuery, upTo bound: Int) throws -> Int {
         var count = 0
-        try originals(matching: query, limit: bound) { _ in
+        try originalPaths(matching: query, limit: bound) { _ in
             count += 1
             return true
         }

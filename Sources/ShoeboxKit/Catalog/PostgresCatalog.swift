@@ -403,30 +403,37 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
 
     /// Streams the rows in single-row mode (`PostgresConnection.stream`).
     public func originals(matching query: OriginalQuery, limit: Int?, _ each: (OriginalRecord) throws -> Bool) throws {
+        try rows(matching: query, limit: limit, columns: CatalogSchema.originalColumns, decode: Self.original) { record in
+            query.matchesExactly(record) ? try each(record) : nil
+        }
+    }
+
+    /// Selects the path alone, unless rows are still checked one by one.
+    public func originalPaths(matching query: OriginalQuery, limit: Int?, _ each: (String) throws -> Bool) throws {
+        guard !query.needsExactCheck else {
+            return try originals(matching: query, limit: limit) { try each($0.path) }
+        }
+        try rows(matching: query, limit: limit, columns: "path", decode: { $0.string(0) ?? "" }, each)
+    }
+
+    /// The query's statements run in turn; `each` gives false to stop, nil to skip a row (which
+    /// then does not count towards `limit`).
+    private func rows<Row>(matching query: OriginalQuery, limit: Int?, columns: String, decode: (PostgresRow) -> Row,
+                           _ each: (Row) throws -> Bool?) throws {
         let statements = OriginalQuerySQL.statements(
-            for: query, columns: CatalogSchema.originalColumns, dialect: .postgres, limited: limit != nil && !query.needsExactCheck)
+            for: query, columns: columns, dialect: .postgres, limited: limit != nil && !query.needsExactCheck)
         try call {
             var remaining = limit ?? Int.max
             for statement in statements where remaining > 0 {
-                var values: [PostgresValue] = statement.parameters.map { parameter in
-                    switch parameter {
-                    case .text(let text): return .text(text)
-                    case .real(let number): return .double(number)
-                    case .integer(let number): return .integer(number)
-                    }
-                }
+                var values = statement.parameters.map(PostgresValue.init)
                 if statement.limited { values.append(.integer(Int64(remaining))) }
                 var stopped = false
                 try connection.stream(statement.sql, values) { row in
-                    let record = Self.original(row)
-                    guard query.matchesExactly(record) else { return true }
+                    guard let goOn = try each(decode(row)) else { return true }
                     remaining -= 1
-                    guard try each(record) else {
-                        stopped = true
-                        return false
-                    }
+                    stopped = !goOn
                     // With a LIMIT the server ends the result itself: no cancel needed.
-                    return remaining > 0 || statement.limited
+                    return goOn && (remaining > 0 || statement.limited)
                 }
                 if stopped { return }
             }

@@ -357,30 +357,38 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     /// Streams the rows as SQLite steps to them, in one read transaction (one snapshot for
     /// both statements of a capture-time sort).
     public func originals(matching query: OriginalQuery, limit: Int?, _ each: (OriginalRecord) throws -> Bool) throws {
+        try rows(matching: query, limit: limit, columns: originalColumns, decode: Self.original) { record in
+            query.matchesExactly(record) ? try each(record) : nil
+        }
+    }
+
+    /// Selects the path alone (the capture-time, added-time and path orders read it from their
+    /// index), unless rows are still checked one by one.
+    public func originalPaths(matching query: OriginalQuery, limit: Int?, _ each: (String) throws -> Bool) throws {
+        guard !query.needsExactCheck else {
+            return try originals(matching: query, limit: limit) { try each($0.path) }
+        }
+        try rows(matching: query, limit: limit, columns: "path", decode: { $0.string(0) ?? "" }, each)
+    }
+
+    /// The query's statements run in turn; `each` gives false to stop, nil to skip a row (which
+    /// then does not count towards `limit`).
+    private func rows<Row>(matching query: OriginalQuery, limit: Int?, columns: String, decode: (SQLiteRow) -> Row,
+                           _ each: (Row) throws -> Bool?) throws {
         let statements = OriginalQuerySQL.statements(
-            for: query, columns: originalColumns, dialect: .sqlite, limited: limit != nil && !query.needsExactCheck,
+            for: query, columns: columns, dialect: .sqlite, limited: limit != nil && !query.needsExactCheck,
             missingColumns: missingColumns, sourceTable: hasSourceVersions ? "source_versions" : "sources")
         try transaction {
             var remaining = limit ?? Int.max
             for statement in statements where remaining > 0 {
-                var values: [SQLiteValue] = statement.parameters.map { parameter in
-                    switch parameter {
-                    case .text(let text): return .text(text)
-                    case .real(let number): return .real(number)
-                    case .integer(let number): return .integer(number)
-                    }
-                }
+                var values = statement.parameters.map(SQLiteValue.init)
                 if statement.limited { values.append(.integer(Int64(remaining))) }
                 var stopped = false
                 try connection.each(statement.sql, values) { row in
-                    let record = Self.original(row)
-                    guard query.matchesExactly(record) else { return true }
+                    guard let goOn = try each(decode(row)) else { return true }
                     remaining -= 1
-                    guard try each(record) else {
-                        stopped = true
-                        return false
-                    }
-                    return remaining > 0
+                    stopped = !goOn
+                    return goOn && remaining > 0
                 }
                 if stopped { return }
             }

@@ -188,3 +188,23 @@ struct OriginalQuerySQL {
         return nil
     }
 }
+
+extension SQLiteValue {
+    init(_ parameter: OriginalQuerySQL.Parameter) {
+        switch parameter {
+        case .text(let text): self = .text(text)
+        case .real(let number): self = .real(number)
+        case .integer(let number): self = .integer(number)
+        }
+    }
+}
+
+extension PostgresValue {
+    init(_ parameter: OriginalQuerySQL.Parameter) {
+        switch parameter {
+        case .text(let text): self = .text(text)
+        case .real(let number): self = .double(number)
+        case .integer(let number): self = .integer(number)
+        }
+    }
+}

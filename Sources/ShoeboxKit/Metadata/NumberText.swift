@@ -8,6 +8,6 @@ public enum NumberText {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         let shortest = value.description  // shortest text that reads back exactly
         if !shortest.utf8.contains(UInt8(ascii: "e")), shortest.utf8.lazy.filter({ $0 >= 0x30 && $0 <= 0x39 }).count <= 15 { return shortest }
-        return String(format: "%.15g", value)
+        return PrintfText.double("%.15g", value)
     }
 }

@@ -29,7 +29,7 @@ public enum ByteSize {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+        return unit == 0 ? "\(bytes) B" : PrintfText.double("%.1f", value) + " " + units[unit]
     }
 
     private static func pow1024(_ exponent: Int) -> Double {

@@ -217,6 +217,10 @@ struct OriginalQueryContract {
             let limit = [nil, 1, 3].randomElement(using: &generator)!
             XCTAssertEqual(try Self.names(catalog, query, limit: limit), try Self.names(reference, query, limit: limit),
                            "round \(round): \(query), limit \(String(describing: limit))")
+            var paths: [String] = []
+            try catalog.originalPaths(matching: query, limit: limit) { paths.append($0); return true }
+            XCTAssertEqual(paths.map { path in Self.paths.first { $0.value == path }!.key }, try Self.names(reference, query, limit: limit),
+                           "paths alone, round \(round): \(query), limit \(String(describing: limit))")
         }
     }
 }
