@@ -318,7 +318,9 @@ final class ObjectStoreTests: XCTestCase {
         XCTAssertFalse(inspect.stdout.contains(library + "/originals"), inspect.stdout)
     }
 
-    func testThumbsAndGalleryWorkFromTheBucketWithoutLinkingOriginals() throws {
+    /// With one machine too (a local catalog), thumbnails go into the bucket beside the originals
+    /// and the gallery page with them; nothing of either is in the library folder.
+    func testThumbsAndGalleryLiveInTheBucketBesideTheOriginals() throws {
         let server = try startFixtureServer()
         let bucket = try makeBucket()
         let store = "s3://\(bucket)/g"
@@ -327,25 +329,43 @@ final class ObjectStoreTests: XCTestCase {
         let thumbs = try shoebox(["thumbs", "--library", library, "--store", store, "--size", "64"])
         XCTAssertEqual(thumbs.status, 0, thumbs.stdout + thumbs.stderr)
         for original in originals {
-            let underOriginals = original.path.dropFirst("originals/".count)
-            let thumbnail = library + "/thumbnails/64/" + underOriginals + ".jpg"
-            let data = try XCTUnwrap(FileManager.default.contents(atPath: thumbnail), "no \(thumbnail)")
-            XCTAssertEqual(Array(data.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG thumbnail")
+            let key = "g/thumbnails/64/" + original.path.dropFirst("originals/".count) + ".jpg"
+            var data = Data()
+            try client.getObject(bucket: bucket, key: key) { data.append(contentsOf: $0) }
+            XCTAssertEqual(Array(data.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG thumbnail at \(key)")
+            XCTAssertEqual(try client.headObject(bucket: bucket, key: key).contentType, "image/jpeg")
         }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: library + "/thumbnails"), "no thumbnail in the library folder")
         XCTAssertEqual(localOriginals(), [], "no original copied into the library folder")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
-            .filter { $0.hasPrefix("shoebox-original-") }
+            .filter { $0.hasPrefix("shoebox-original-") || $0.hasPrefix("shoebox-thumbs-") }
         XCTAssertEqual(leftovers, [], "temporary local copies are removed")
+        let again = try shoebox(["thumbs", "--library", library, "--store", store, "--size", "64"])
+        XCTAssertTrue(again.stderr.contains("2 up to date, 0 failed; 0 thumbnails made"), again.stderr)
+        let verify = try shoebox(["verify", "--library", library, "--store", store])
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
 
         let gallery = try shoebox(["gallery", "--library", library, "--store", store])
         XCTAssertEqual(gallery.status, 0, gallery.stdout + gallery.stderr)
-        let page = try String(contentsOfFile: library + "/gallery/index.html", encoding: .utf8)
+        XCTAssertEqual(gallery.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "s3://\(bucket)/g/gallery/index.html")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: library + "/gallery"), "no page in the library folder")
+        var data = Data()
+        try client.getObject(bucket: bucket, key: "g/gallery/index.html") { data.append(contentsOf: $0) }
+        let page = String(decoding: data, as: UTF8.self)
         for original in originals {
             let underOriginals = original.path.dropFirst("originals/".count)
-            XCTAssertTrue(page.contains("thumbnails/64/" + underOriginals + ".jpg"), "image of \(original.path) in the page")
+            XCTAssertTrue(page.contains("../thumbnails/64/" + underOriginals + ".jpg"), "image of \(original.path) in the page")
+            XCTAssertTrue(page.contains("href=\"../" + original.path + "\""), "link to \(original.path): \(page)")
         }
         XCTAssertEqual(page.components(separatedBy: "<img").count - 1, originals.count, page)
-        XCTAssertFalse(page.contains("originals/"), "no link into originals/: \(page)")
+
+        // --prune: a thumbnail of no catalogued original goes, the others stay.
+        try client.putObject(bucket: bucket, key: "g/thumbnails/64/2023/01/01/stray.jpg.jpg", data: Data([0xFF, 0xD8, 0xFF]))
+        let pruned = try shoebox(["thumbs", "--library", library, "--store", store, "--size", "64", "--prune"])
+        XCTAssertEqual(pruned.status, 0, pruned.stderr)
+        XCTAssertTrue(pruned.stderr.contains("1 pruned"), pruned.stderr)
+        XCTAssertEqual(Set(try objects(in: bucket, prefix: "g/thumbnails/").map(\.key)),
+                       Set(originals.map { "g/thumbnails/64/" + $0.path.dropFirst("originals/".count) + ".jpg" }))
     }
 
     // MARK: reindex

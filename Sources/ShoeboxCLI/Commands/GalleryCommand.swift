@@ -10,7 +10,9 @@ public enum GalleryCommand: Command {
             LibraryOption.spec,
             LibraryOption.storeSpec,
             LibraryOption.catalogSpec,
-            OptionSpec("out", short: "o", .value("DIR"), help: "Folder for index.html.", default: "LIBRARY/gallery"),
+            OptionSpec("out", short: "o", .value("DIR"),
+                       help: "Folder for index.html (with an s3:// store, a local copy: the thumbnails it shows are copied beside it).",
+                       default: "LIBRARY/gallery, or PREFIX/gallery/ in the bucket"),
             OptionSpec("gps", help: "Show GPS coordinates in captions."),
             OptionSpec("json", help: "Print the result as one JSON object on stdout."),
         ],
@@ -18,6 +20,8 @@ public enum GalleryCommand: Command {
         The page has no scripts and no external resources: photos grouped by capture day, newest first, lazy-loaded
         with srcset over the thumbnail sizes, each linking to its original, captioned with camera and date.
         Links are relative, so the library can be moved or copied with its gallery. Run 'shoebox thumbs' first.
+        With an s3:// store the page is written into the bucket, PREFIX/gallery/index.html, beside the thumbnails and
+        originals it links to, so it works wherever the bucket is served from.
         Exit status: 0 written, 2 usage error, 4 library unusable or page not writable, 130 interrupted.
         """
     )

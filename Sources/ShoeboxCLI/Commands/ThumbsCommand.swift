@@ -25,11 +25,17 @@ public enum ThumbsCommand: Command {
                        help: "Memory all decodes at once may take, estimated from the headers; an image needing more is refused (K, M or G suffix).",
                        default: "512M"),
             OptionSpec("jobs", short: "j", .value("N"), help: "Images at once.", default: "number of cores"),
+            OptionSpec("lease", .value("SECONDS"),
+                       help: "With a shared catalog: how long an original claimed by this worker stays its own unless renewed.",
+                       default: "60"),
             OptionSpec("wait", help: "Wait for another writer to finish instead of failing."),
             OptionSpec("json", help: "Print one JSON object per thumbnail made on stdout."),
         ],
         discussion: """
-        Thumbnails go to LIBRARY/thumbnails/SIZE/<path under originals/>.<ext>, a folder tagged with CACHEDIR.TAG.
+        Thumbnails go beside the originals: LIBRARY/thumbnails/SIZE/<path under originals/>.<ext>, a folder tagged with
+        CACHEDIR.TAG, or PREFIX/thumbnails/... in the bucket of an s3:// store. With a shared catalog (--catalog postgres://),
+        thumbs on several machines share the work: each claims originals in batches under a lease it renews, a killed
+        worker's claims return when the lease runs out, and each original is made by one worker.
         Each original is decoded once for all its sizes; EXIF orientation is applied, colour converted to sRGB through
         an embedded ICC profile, and metadata (GPS included) stripped unless --keep-metadata. A thumbnail newer than its
         original and made with the same format, quality, fit and metadata choice is kept unless --force; others are remade.
@@ -41,6 +47,7 @@ public enum ThumbsCommand: Command {
     public static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let configuration = try LibraryOption.configuration(arguments, console: console)
         let options = try options(from: arguments)
+        let lease = try arguments.seconds("lease", default: 60, in: 3...3600)
         let json = arguments.flag("json")
         let library: Library
         let catalog: Catalog
@@ -53,7 +60,7 @@ public enum ThumbsCommand: Command {
         defer { withExtendedLifetime(library) {} }
         let updater: ThumbnailUpdater
         do {
-            updater = try ThumbnailUpdater(library: library, catalog: catalog, options: options)
+            updater = try ThumbnailUpdater(library: library, catalog: catalog, options: options, lease: lease)
         } catch {
             return LibraryFailure.status(for: error, command: "thumbs", console: console)
         }
@@ -75,7 +82,7 @@ public enum ThumbsCommand: Command {
                 case .finished:
                     done += 1
                     console.progress(progressLine(done: done, total: total, elapsed: Date().timeIntervalSince(started)))
-                case .found, .upToDate:
+                case .found, .upToDate, .waitingForOthers:
                     break
                 }
             }
@@ -86,6 +93,7 @@ public enum ThumbsCommand: Command {
         console.clearProgress()
         console.note("thumbs: \(Counted.text(summary.originals, "original")): \(summary.upToDate) up to date, \(summary.failed) failed; "
             + "\(Counted.text(summary.made, "thumbnail")) made" + (arguments.flag("prune") ? ", \(summary.pruned) pruned" : "")
+            + (summary.elsewhere > 0 ? ", \(Counted.text(summary.elsewhere, "original")) done by other workers" : "")
             + (summary.leftoversRemoved > 0 ? ", \(Counted.text(summary.leftoversRemoved, "temp file")) of an interrupted run removed" : "")
             + (summary.cancelled ? " (interrupted)" : "") + "\n")
         if summary.cancelled { return ExitStatus.interrupted }

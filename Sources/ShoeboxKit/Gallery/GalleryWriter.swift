@@ -7,6 +7,10 @@ public struct GalleryWriter {
     /// False when the originals are in an object store: the page shows their thumbnails,
     /// unlinked (a bucket is no folder a relative link reaches), and none counts as missing.
     public var linksOriginals = true
+    /// The bucket the originals and thumbnails are in, if they are in one: the page is then
+    /// written into it (PREFIX/gallery/index.html) unless a local folder is given, in which
+    /// case the thumbnails it shows are copied beside it.
+    public var bucket: S3OriginalStore?
 
     public struct Result: Sendable, Equatable {
         /// Absolute path of the page written.
@@ -21,8 +25,9 @@ public struct GalleryWriter {
     /// The gallery of `library`, from `catalog`.
     public init(library: Library, catalog: Catalog) throws {
         self.init(libraryRoot: library.layout.root, catalog: catalog)
-        // Decided from the configuration: the page never reads an original, so it needs no credentials.
+        // Decided from the configuration: the page never reads an original.
         linksOriginals = library.configuration.store == .libraryFolder
+        if !linksOriginals { bucket = try library.store() as? S3OriginalStore }
     }
 
     public init(libraryRoot: String, catalog: Catalog) {
@@ -61,6 +66,7 @@ public struct GalleryWriter {
     }
 
     public func write(to folder: String? = nil, showGPS: Bool) throws -> Result {
+        if let bucket { return try write(from: bucket, to: folder, showGPS: showGPS) }
         let output = folder ?? Self.defaultFolder(libraryRoot: libraryRoot)
         try refuseLibraryFolders(output)
         let originals = try catalog.allOriginals()
@@ -87,5 +93,67 @@ public struct GalleryWriter {
         let missing = sections.flatMap(\.items).filter { !$0.originalExists }.count
         return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount,
                       missingOriginals: missing)
+    }
+
+    /// The page of a library whose originals and thumbnails are in `bucket`. Into the bucket,
+    /// at PREFIX/gallery/index.html with links relative to it (thumbnails and originals are
+    /// its neighbours there, so it works wherever the bucket is served from); or into the local
+    /// `folder`, with the thumbnails it shows copied to folder/thumbnails/ and the originals unlinked.
+    private func write(from bucket: S3OriginalStore, to folder: String?, showGPS: Bool) throws -> Result {
+        var listed: Set<String> = []
+        try bucket.list(under: ThumbnailLayout.folder) { listed.insert($0.path) }
+        let originals = try catalog.allOriginals()
+        let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails(), allowMetadata: showGPS) {
+            // Originals are there by the catalog's word (verify checks them); thumbnails by the listing.
+            $0.hasPrefix(ThumbnailLayout.folder + "/") ? listed.contains($0) : LibraryLayout.isPlainOriginalPath($0)
+        }
+        let shown = sections.flatMap(\.items)
+        let path: String
+        var page: GalleryPage
+        if let folder {
+            try refuseLibraryFolders(folder)
+            page = GalleryPage(sections: sections, libraryPrefix: "", showGPS: showGPS)
+            page.linksOriginals = false
+            path = folder + "/index.html"
+            do {
+                try AtomicFileWriter.createFolders(folder)
+                for thumbnail in shown.flatMap(\.thumbnails) {
+                    try copy(thumbnail.path, from: bucket, to: folder + "/" + thumbnail.path)
+                }
+                try AtomicFileWriter.write(Array(page.html().utf8), to: path, temporaryPrefix: ".index.html.tmp-")
+            } catch let error as POSIXFileError {
+                throw GalleryError.writing(error)
+            }
+        } else {
+            page = GalleryPage(sections: sections, libraryPrefix: "../", showGPS: showGPS)
+            let key = Self.bucketPage
+            path = bucket.location(of: key)
+            let scratch = NSTemporaryDirectory() + "/shoebox-gallery-\(UUID().uuidString).html"
+            defer { unlink(scratch) }
+            do {
+                try AtomicFileWriter.write(Array(page.html().utf8), to: scratch, temporaryPrefix: ".shoebox-gallery-tmp-")
+                try bucket.putDerived(file: scratch, at: key, contentType: "text/html; charset=utf-8")
+            } catch let error as POSIXFileError {
+                throw GalleryError.writing(error)
+            } catch {
+                throw GalleryError.cannotWrite(path: path, reason: "\(error)")
+            }
+        }
+        return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount)
+    }
+
+    /// Where the page of a bucket's gallery goes, relative to the library (the store's prefix).
+    public static let bucketPage = "gallery/index.html"
+
+    /// Downloads the object at `path` to `file` (replaced whole: written beside it, then renamed).
+    private func copy(_ path: String, from bucket: S3OriginalStore, to file: String) throws {
+        try AtomicFileWriter.createFolders(FolderPath.containing(file))
+        var bytes: [UInt8] = []
+        do {
+            try bucket.stream(path: path) { bytes.append(contentsOf: $0) }
+        } catch {
+            throw GalleryError.cannotWrite(path: file, reason: "cannot read \(bucket.location(of: path)): \(error)")
+        }
+        try AtomicFileWriter.write(bytes, to: file, temporaryPrefix: ".shoebox-thumbnail-tmp-")
     }
 }

@@ -406,6 +406,17 @@ public final class S3OriginalStore: LocallyStagedStore, @unchecked Sendable {
         } while token != nil
     }
 
+    /// Puts a file the library makes from its originals (a thumbnail, a gallery page) at `path`,
+    /// replacing what is there: one PUT streamed from the file, its SHA-256 sent as
+    /// `x-amz-content-sha256` (a file changed while it goes up is refused) and kept as
+    /// `x-amz-meta-sha256`. Such files are at most a few MiB, far below a PUT's 5 GiB.
+    public func putDerived(file: String, at path: String, contentType: String) throws {
+        let (sha256, bytes) = try SHA256Hasher.hashFile(atPath: file)
+        try client.putObject(bucket: bucket.bucket, key: bucket.key(for: path),
+                             file: S3FileSlice(path: file, length: bytes, sha256: sha256),
+                             contentType: contentType, metadata: ["sha256": sha256])
+    }
+
     public func remove(path: String) throws {
         try client.deleteObject(bucket: bucket.bucket, key: bucket.key(for: path))
     }

@@ -16,35 +16,79 @@ public final class ThumbnailEngine: @unchecked Sendable {
     /// originals whose thumbnails are stale are copied to a temporary file, rendered, dropped.
     /// Without one (in-process tests of the engine alone), LIBRARY/originals/ by path.
     var store: OriginalStore?
+    /// Where the thumbnails are kept (LIBRARY/thumbnails/ unless the updater says otherwise).
+    let thumbnails: ThumbnailStore
+    /// Shared work (a shared catalog): only originals this worker claims are made.
+    var claims: ThumbnailClaims?
+    /// Seconds a claim lasts unless renewed (renewed every third of it).
+    var lease: Double = 60
+    /// Originals offered to `claims` at once.
+    var claimBatch = 16
     private let renderer: ThumbnailRenderer
     private let condition = NSCondition()
     private var pending: [ThumbnailEvent] = []
     private var nextIndex = 0
     private var runningWorkers = 0
     private var cancelled = false
+    private var feed: ThumbnailClaimFeed?
     var launcher = ThreadLauncher.system
     /// What every worker's decodes share.
     var budget: ThumbnailMemoryBudget { renderer.budget }
+    /// Stale originals another worker made (or failed) while this one ran.
+    public private(set) var settledElsewhere = 0
 
-    public init(libraryRoot: String, options: ThumbnailOptions) {
+    public init(libraryRoot: String, options: ThumbnailOptions, thumbnails: ThumbnailStore? = nil) {
         self.libraryRoot = libraryRoot
         self.options = options
-        renderer = ThumbnailRenderer(options: options, libraryRoot: libraryRoot,
+        let thumbnails = thumbnails ?? LocalThumbnailStore(libraryRoot: libraryRoot)
+        self.thumbnails = thumbnails
+        renderer = ThumbnailRenderer(options: options, libraryRoot: thumbnails.renderFolder,
                                      budget: ThumbnailMemoryBudget(total: options.maxMemory))
     }
 
     /// Processes every source; `recorded` holds the thumbnails the catalog already
     /// lists, by path; up-to-date files missing from it are reported as `.found`.
+    /// With `claims`, the sources are judged here first and only the stale ones are offered.
     public func run(_ sources: [ThumbnailSource], recorded: [String: ThumbnailRecord], consume: (ThumbnailEvent) throws -> Void) throws {
         try VipsRuntime.start()
+        var items: [(source: ThumbnailSource, plan: Plan?)] = sources.map { ($0, nil) }
+        if let claims {
+            var stale: [(source: ThumbnailSource, plan: Plan?)] = []
+            for source in sources where !isCancelled {
+                let plan = self.plan(source, recorded: recorded)
+                guard plan.stale.isEmpty else {
+                    stale.append((source, plan))
+                    continue
+                }
+                for event in plan.events + [.finished(source)] { try consume(event) }
+            }
+            items = stale
+            let feed = ThumbnailClaimFeed(count: stale.count, path: { stale[$0].source.path }, claims: claims,
+                                          lease: lease, batch: claimBatch)
+            feed.onWait = { [self] in
+                condition.lock()
+                pending.append(.waitingForOthers)
+                condition.signal()
+                condition.unlock()
+            }
+            condition.withLock { self.feed = feed }
+        }
+        let work = items
+        defer {
+            if let feed = condition.withLock({ self.feed }) {
+                feed.stop()
+                settledElsewhere = feed.settledElsewhere
+                condition.withLock { self.feed = nil }
+            }
+        }
         condition.lock()
         nextIndex = cancelled ? Int.max : 0
         pending = []
-        let wanted = min(options.jobs, max(sources.count, 1))
+        let wanted = min(options.jobs, max(work.count, 1))
         runningWorkers = wanted
         condition.unlock()
         var started = 0
-        while started < wanted, launcher.start(name: "shoebox-thumbs", stackSize: 4 << 20, { [self] in work(sources, recorded: recorded) }) {
+        while started < wanted, launcher.start(name: "shoebox-thumbs", stackSize: 4 << 20, { [self] in self.work(work, recorded: recorded) }) {
             started += 1
         }
         if started < wanted {
@@ -53,7 +97,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
         if started == 0 {
             // The system refused every thread: make them all here, then hand the events on.
             condition.withLock { runningWorkers = 1 }
-            work(sources, recorded: recorded)
+            self.work(work, recorded: recorded)
         }
         var consumerError: Error?
         condition.lock()
@@ -70,13 +114,16 @@ public final class ThumbnailEngine: @unchecked Sendable {
         }
         condition.unlock()
         if let consumerError { throw consumerError }
+        if let error = condition.withLock({ feed?.error }) { throw error }
     }
 
     /// Makes workers stop after the image they are on (safe from any thread).
     public func cancel() {
         condition.lock()
         cancelled = true
+        let feed = feed
         condition.unlock()
+        feed?.cancel()
         stop()
         // Decodes waiting for memory give up: only those in progress are finished.
         renderer.budget.cancel()
@@ -94,9 +141,10 @@ public final class ThumbnailEngine: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work(_ sources: [ThumbnailSource], recorded: [String: ThumbnailRecord]) {
-        while let index = claim(limit: sources.count) {
-            let events = process(sources[index], recorded: recorded) + [.finished(sources[index])]
+    private func work(_ work: [(source: ThumbnailSource, plan: Plan?)], recorded: [String: ThumbnailRecord]) {
+        while let index = claim(limit: work.count) {
+            let (source, plan) = work[index]
+            let events = (plan.map { render(source, plan: $0) } ?? process(source, recorded: recorded)) + [.finished(source)]
             VipsRuntime.releaseFreedMemory()
             condition.lock()
             pending.append(contentsOf: events)
@@ -109,74 +157,108 @@ public final class ThumbnailEngine: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The next item to work on: in order, or as the shared claims hand them out.
     private func claim(limit: Int) -> Int? {
         condition.lock()
+        guard nextIndex < limit else {
+            condition.unlock()
+            return nil
+        }
+        if let feed {
+            condition.unlock()
+            return feed.next()
+        }
         defer { condition.unlock() }
-        guard nextIndex < limit else { return nil }
         nextIndex += 1
         return nextIndex - 1
     }
 
+    /// What one original needs: the events known without rendering, and its stale thumbnails.
+    struct Plan {
+        var events: [ThumbnailEvent] = []
+        var stale: [ThumbnailTarget] = []
+        /// The original's size as found (a local file), nil when not looked at yet.
+        var originalBytes: Int64?
+    }
+
     /// The events for one original: which thumbnails are stale, then one render of them.
     func process(_ source: ThumbnailSource, recorded: [String: ThumbnailRecord]) -> [ThumbnailEvent] {
+        let plan = plan(source, recorded: recorded)
+        return plan.stale.isEmpty ? plan.events : render(source, plan: plan)
+    }
+
+    /// Which thumbnails of `source` are stale. A local thumbnail is up to date when its file is
+    /// newer than the original's; a remote one (no comparable times) when the catalog row of
+    /// its path names this original's SHA-256. Either must be of the size and settings recorded.
+    func plan(_ source: ThumbnailSource, recorded: [String: ThumbnailRecord]) -> Plan {
         var targets: [ThumbnailTarget] = []
         for size in options.sizes {
             guard let path = ThumbnailLayout.path(forOriginal: source.path, size: size, format: options.format) else {
-                return [.failed(source, .outsideOriginals(source.path))]
+                return Plan(events: [.failed(source, .outsideOriginals(source.path))])
             }
             targets.append(ThumbnailTarget(size: size, path: path))
         }
-        let originalBytes: Int64, originalTime: Int64
-        if let store, !(store is LocalOriginalStore) {
-            let found: StoredOriginal
-            do {
-                guard let info = try store.info(path: source.path) else {
-                    return [.failed(source, .originalMissing(store.location(of: source.path)))]
-                }
-                found = info
-            } catch {
-                return [.failed(source, .unreadable(path: store.location(of: source.path), reason: "\(error)"))]
-            }
-            originalBytes = found.bytes
-            originalTime = Int64(found.modified) * 1_000_000_000
-        } else {
+        var plan = Plan()
+        var originalTime: Int64 = 0
+        if thumbnails.comparesTimes && (store == nil || store is LocalOriginalStore) {
             // A local file's time to the nanosecond: a thumbnail must be newer than it.
             var info = stat()
             guard stat(libraryRoot + "/" + source.path, &info) == 0 else {
-                return [.failed(source, .originalMissing(source.path))]
+                return Plan(events: [.failed(source, .originalMissing(source.path))])
             }
-            originalBytes = Int64(info.st_size)
+            plan.originalBytes = Int64(info.st_size)
             originalTime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         }
-        var events: [ThumbnailEvent] = []
-        var stale: [ThumbnailTarget] = []
         for target in targets {
-            var info = stat()
-            let exists = !options.force && stat(libraryRoot + "/" + target.path, &info) == 0
-            let time = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            let stored = options.force ? nil : thumbnails.stored(target.path)
+            let record = recorded[target.path]
             // A recorded thumbnail of another size than written was cut short or overwritten.
-            let sameAsRecorded = recorded[target.path].map { ($0.settings ?? "") == options.settings && $0.bytes == Int64(info.st_size) } ?? true
-            guard exists, time > originalTime, sameAsRecorded else {
-                stale.append(target)
+            let sameAsRecorded = record.map { ($0.settings ?? "") == options.settings && $0.bytes == stored?.bytes } ?? true
+            let current: Bool
+            if let stored, let modified = stored.modified, thumbnails.comparesTimes {
+                current = modified > originalTime
+            } else {
+                current = record?.originalSHA256 == source.sha256
+            }
+            guard let stored, current, sameAsRecorded else {
+                plan.stale.append(target)
                 continue
             }
-            if recorded[target.path] == nil {
+            if record == nil {
                 // A file the catalog does not know: record it, or remake it if unreadable.
-                guard let record = describeExisting(target, of: source) else {
-                    stale.append(target)
+                guard let found = describeExisting(target, of: source, bytes: stored.bytes) else {
+                    plan.stale.append(target)
                     continue
                 }
-                events.append(.found(record))
+                plan.events.append(.found(found))
             }
         }
-        guard !stale.isEmpty else { return events + [.upToDate(source)] }
-        guard let store, !(store is LocalOriginalStore) else { return events + render(source, file: nil, size: originalBytes, stale: stale) }
+        if plan.stale.isEmpty { plan.events.append(.upToDate(source)) }
+        return plan
+    }
+
+    /// Renders what `plan` found stale (reading a remote original through a local copy).
+    func render(_ source: ThumbnailSource, plan: Plan) -> [ThumbnailEvent] {
+        guard let store, !(store is LocalOriginalStore) else {
+            var size = plan.originalBytes
+            if size == nil {
+                var info = stat()
+                guard stat(libraryRoot + "/" + source.path, &info) == 0 else {
+                    return plan.events + [.failed(source, .originalMissing(source.path))]
+                }
+                size = Int64(info.st_size)
+            }
+            return plan.events + render(source, file: nil, size: size ?? 0, stale: plan.stale)
+        }
         do {
-            return try events + store.withLocalFile(path: source.path) { file in
-                render(source, file: file, size: originalBytes, stale: stale)
+            guard let info = try store.info(path: source.path) else {
+                return plan.events + [.failed(source, .originalMissing(store.location(of: source.path)))]
+            }
+            return try plan.events + store.withLocalFile(path: source.path) { file in
+                render(source, file: file, size: info.bytes, stale: plan.stale)
             }
         } catch {
-            return events + [.failed(source, .unreadable(path: store.location(of: source.path), reason: "\(error)"))]
+            return plan.events + [.failed(source, .unreadable(path: store.location(of: source.path), reason: "\(error)"))]
         }
     }
 
@@ -189,7 +271,13 @@ public final class ThumbnailEngine: @unchecked Sendable {
         do {
             let made = try renderer.render(original: source.path, file: file, targets: stale)
             let now = Timestamp.iso8601()
-            for item in made {
+            for (index, item) in made.enumerated() {
+                do {
+                    try thumbnails.keep(item.target.path, format: options.format)
+                } catch {
+                    for rest in made[index...] { thumbnails.discardRendered(rest.target.path) }
+                    throw error
+                }
                 let record = ThumbnailRecord(
                     originalSHA256: source.sha256, size: item.target.size.name, path: item.target.path,
                     format: options.format.rawValue, width: item.width, height: item.height, bytes: item.bytes,
@@ -213,7 +301,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
         if let archived = source.bytes, archived != size {
             return .originalChanged(path: source.path, detail: "\(size) bytes, archived with \(archived)")
         }
-        guard stale.contains(where: { access(libraryRoot + "/" + $0.path, F_OK) == 0 }) else { return nil }
+        guard stale.contains(where: { thumbnails.stored($0.path) != nil }) else { return nil }
         guard let hashed = try? SHA256Hasher.hashFile(atPath: file ?? libraryRoot + "/" + source.path) else {
             return nil  // unreadable: the render reports it
         }
@@ -221,7 +309,8 @@ public final class ThumbnailEngine: @unchecked Sendable {
     }
 
     /// A catalog record for an existing thumbnail file, from its header.
-    private func describeExisting(_ target: ThumbnailTarget, of source: ThumbnailSource) -> ThumbnailRecord? {
+    private func describeExisting(_ target: ThumbnailTarget, of source: ThumbnailSource, bytes: Int64) -> ThumbnailRecord? {
+        guard thumbnails.isLocal else { return nil }  // an object is made again rather than downloaded
         let path = libraryRoot + "/" + target.path
         guard let header = shim_vips_open_header(path) else {
             _ = VipsRuntime.takeError()

@@ -10,4 +10,7 @@ public enum ThumbnailEvent: Sendable {
     case failed(ThumbnailSource, ThumbnailError)
     /// Work on this original is over (always the last event for it).
     case finished(ThumbnailSource)
+    /// Shared work: this worker has nothing left but originals other workers hold, and waits
+    /// for them; what it finished is to be recorded now (others may be waiting for it too).
+    case waitingForOthers
 }

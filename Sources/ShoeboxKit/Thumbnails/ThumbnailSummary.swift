@@ -7,6 +7,8 @@ public struct ThumbnailSummary: Sendable, Equatable {
     /// Originals that failed.
     public var failed = 0
     public var pruned = 0
+    /// Stale originals another worker made or failed meanwhile (a shared catalog).
+    public var elsewhere = 0
     /// Temporary files of an interrupted run removed before this one began.
     public var leftoversRemoved = 0
     /// Stopped early (SIGINT/SIGTERM); the work done so far is recorded.

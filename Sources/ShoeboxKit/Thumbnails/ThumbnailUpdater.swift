@@ -14,19 +14,43 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     /// catalog that is durable and shared by itself).
     private var openChangeLog: () throws -> ChangeLog?
 
-    /// Thumbnails of `library`'s originals, recorded in `catalog`.
-    public convenience init(library: Library, catalog: Catalog, options: ThumbnailOptions) throws {
-        self.init(libraryRoot: library.layout.root, catalog: catalog, options: options)
-        engine.store = try library.store()
+    /// Shares the work with thumbs on other machines (a shared catalog), else nil.
+    public let claims: ThumbnailClaims?
+    /// Where the thumbnails are kept: beside the originals (`ThumbnailStore`).
+    public var thumbnails: ThumbnailStore { engine.thumbnails }
+
+    /// Thumbnails of `library`'s originals, recorded in `catalog`: kept in the library folder,
+    /// or in the bucket when the originals are there; with a shared catalog the work is shared
+    /// with the other workers through it (`PostgresThumbnailClaims`), each claim lasting `lease`
+    /// seconds unless renewed.
+    public convenience init(library: Library, catalog: Catalog, options: ThumbnailOptions, lease: Double = 60) throws {
+        let store = try library.store()
+        let thumbnails: ThumbnailStore = try (store as? S3OriginalStore).map { try ObjectThumbnailStore(store: $0) }
+            ?? LocalThumbnailStore(libraryRoot: library.layout.root)
+        var claims: ThumbnailClaims?
+        if case .postgres(let uri) = library.configuration.catalog {
+            claims = try PostgresThumbnailClaims(uri: uri, job: Self.job(options), worker: WorkerIdentity.current())
+        }
+        self.init(libraryRoot: library.layout.root, catalog: catalog, options: options, thumbnails: thumbnails, claims: claims)
+        engine.store = store
+        engine.lease = lease
         openChangeLog = { try library.openChangeLog() }
     }
 
-    public init(libraryRoot: String, catalog: Catalog, options: ThumbnailOptions) {
+    public init(libraryRoot: String, catalog: Catalog, options: ThumbnailOptions,
+                thumbnails: ThumbnailStore? = nil, claims: ThumbnailClaims? = nil) {
         self.libraryRoot = libraryRoot
         self.catalog = catalog
         self.options = options
-        engine = ThumbnailEngine(libraryRoot: libraryRoot, options: options)
+        self.claims = claims
+        engine = ThumbnailEngine(libraryRoot: libraryRoot, options: options, thumbnails: thumbnails)
+        engine.claims = claims
         openChangeLog = { try Journal(path: LibraryLayout(root: libraryRoot).journal) }
+    }
+
+    /// What workers share: thumbnails of the same sizes made with the same settings.
+    public static func job(_ options: ThumbnailOptions) -> String {
+        options.sizes.map(\.name).joined(separator: ",") + " " + options.settings
     }
 
     /// Stops after the images in progress; safe from any thread (a signal handler's queue).
@@ -36,40 +60,65 @@ public final class ThumbnailUpdater: @unchecked Sendable {
 
     /// Runs over every original; `onEvent` sees each event on the calling thread.
     public func run(prune: Bool, onEvent: (ThumbnailEvent) -> Void = { _ in }) throws -> ThumbnailSummary {
-        try CacheDirectoryTag.ensure(in: libraryRoot + "/" + ThumbnailLayout.folder)
+        defer { thumbnails.finish() }
         var summary = ThumbnailSummary()
-        // What a killed run was writing; no other writer runs meanwhile (the library lock).
-        summary.leftoversRemoved = ThumbnailLayout.removeLeftovers(in: libraryRoot)
+        if thumbnails.isLocal {
+            try CacheDirectoryTag.ensure(in: libraryRoot + "/" + ThumbnailLayout.folder)
+            // What a killed run was writing; no other writer runs meanwhile (the library lock).
+            summary.leftoversRemoved = ThumbnailLayout.removeLeftovers(in: libraryRoot)
+        }
+        // Before anything is read: what other workers finish from now on is theirs.
+        try claims?.begin()
+        try thumbnails.prepare()
         let originals = try catalog.allOriginals()
         let sources = originals.map { ThumbnailSource(path: $0.path, sha256: $0.sha256, bytes: $0.bytes) }
         let recorded = Dictionary(try catalog.allThumbnails().map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         summary.originals = sources.count
         var failedOriginals = Set<String>()
         var batch: [ThumbnailRecord] = []
+        // Originals finished since the last commit (made, failed): their claims are settled after it.
+        var worked: Set<String> = []
+        var finishedDone: [String] = [], finishedFailed: [String] = []
         // Journaled before the catalog commit, like originals, so `reindex` restores thumbnail rows too.
         let journal = try openChangeLog()
         func flush() throws {
-            guard !batch.isEmpty else { return }
-            let records = batch
-            batch = []
-            try journal?.append(records.map(JournalEntry.thumbnailRecorded))
-            try catalog.transaction { for record in records { try catalog.upsertThumbnail(record) } }
+            if !batch.isEmpty {
+                let records = batch
+                batch = []
+                try journal?.append(records.map(JournalEntry.thumbnailRecorded))
+                try catalog.transaction { for record in records { try catalog.upsertThumbnail(record) } }
+            }
+            if let claims, !(finishedDone.isEmpty && finishedFailed.isEmpty) {
+                try claims.finish(done: finishedDone, failed: finishedFailed)
+                finishedDone = []
+                finishedFailed = []
+            }
         }
         do {
             try engine.run(sources, recorded: recorded) { event in
                 switch event {
-                case .made(let record, _, _):
+                case .made(let record, let original, _):
                     summary.made += 1
                     batch.append(record)
+                    worked.insert(original)
                 case .found(let record):
                     batch.append(record)
                 case .upToDate:
                     summary.upToDate += 1
                 case .failed(let source, let error):
                     failedOriginals.insert(source.path)
+                    worked.insert(source.path)
                     if error.isDiskFull { throw error }  // nothing more can be written: stop the run
-                case .finished:
-                    break
+                case .waitingForOthers:
+                    try flush()
+                case .finished(let source):
+                    if worked.remove(source.path) != nil {
+                        if failedOriginals.contains(source.path) {
+                            finishedFailed.append(source.path)
+                        } else {
+                            finishedDone.append(source.path)
+                        }
+                    }
                 }
                 if batch.count >= batchSize { try flush() }
                 onEvent(event)
@@ -80,13 +129,17 @@ public final class ThumbnailUpdater: @unchecked Sendable {
             throw error
         }
         try flush()
+        // What this worker claimed and did not finish (Ctrl-C) is for the others at once.
+        try claims?.release()
         summary.failed = failedOriginals.count
+        summary.elsewhere = engine.settledElsewhere
         summary.cancelled = engine.isCancelled
         if prune && !summary.cancelled {
             // A catalogued original whose file is missing keeps its thumbnails: verify tells the
             // user to restore the file, and meanwhile they may be the only preview left.
             let live = Set(originals.map { Array($0.path.utf8) })
-            summary.pruned = try ThumbnailPruner(libraryRoot: libraryRoot).prune(liveOriginals: live, catalog: catalog, journal: journal).count
+            summary.pruned = try ThumbnailPruner(libraryRoot: libraryRoot, thumbnails: thumbnails)
+                .prune(liveOriginals: live, catalog: catalog, journal: journal).count
         }
         return summary
     }

@@ -89,7 +89,14 @@ public struct LibraryVerifier: Sendable {
         findings += unknownFiles(unknown)
         findings += listing.unreadableFolders.map { Self.unlisted($0, unseen: "files in it were not checked against the catalog") }
         findings += temps.unreadableFolders.map { Self.unlisted($0, unseen: "leftovers of interrupted runs in it went unseen") }
-        findings += checkThumbnails(thumbnails, originals: originals)
+        var storedThumbnails: [String: Int64]?
+        if remote != nil {
+            // Thumbnails are beside the originals, in the bucket (`ObjectThumbnailStore`): listed once.
+            var listed: [String: Int64] = [:]
+            try store.list(under: ThumbnailLayout.folder) { listed[$0.path] = $0.bytes }
+            storedThumbnails = listed
+        }
+        findings += checkThumbnails(thumbnails, originals: originals, stored: storedThumbnails)
         // A shared catalog keeps no journal: PostgreSQL is durable itself.
         if !library.isShared { findings += checkJournal(originals) }
         // A staged file an original is waiting for is that original's pending-publish notice, not a leftover.
@@ -195,8 +202,26 @@ public struct LibraryVerifier: Sendable {
         }
     }
 
-    private func checkThumbnails(_ thumbnails: [ThumbnailRecord], originals: [OriginalRecord]) -> [VerifyProblem] {
+    /// `stored`: the thumbnails of an object store, as listed (no file times to compare there:
+    /// thumbs judges an object by the original its row names).
+    private func checkThumbnails(_ thumbnails: [ThumbnailRecord], originals: [OriginalRecord],
+                                 stored: [String: Int64]?) -> [VerifyProblem] {
         let originalPaths = Dictionary(originals.map { ($0.sha256, $0.path) }, uniquingKeysWith: { first, _ in first })
+        if let stored {
+            return thumbnails.compactMap { thumbnail in
+                guard let bytes = stored[thumbnail.path] else {
+                    return VerifyProblem(
+                        kind: .thumbnailMissing, path: thumbnail.path, sha256: thumbnail.originalSHA256,
+                        detail: "recorded but the object is gone; `shoebox thumbs` makes it again")
+                }
+                guard bytes == thumbnail.bytes else {
+                    return VerifyProblem(
+                        kind: .thumbnailDamaged, path: thumbnail.path, sha256: thumbnail.originalSHA256,
+                        detail: "\(bytes) bytes where \(thumbnail.bytes) were written; `shoebox thumbs` makes it again")
+                }
+                return nil
+            }
+        }
         return thumbnails.compactMap { thumbnail in
             let absolute = layout.absolute(thumbnail.path)
             guard let file = LibraryFile.stat(absolute: absolute, relative: thumbnail.path) else {
