@@ -219,6 +219,54 @@ final class SharedThumbsTests: XCTestCase {
         XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
     }
 
+    /// Rows of thumbnail_claims (0 while the table is not there yet).
+    private func claimRows() -> Int {
+        let database = String(uri.split(separator: "/").last ?? "")
+        return (try? Self.postgres.running().psql("SELECT count(*) FROM thumbnail_claims", database: database)).flatMap { Int($0) } ?? 0
+    }
+
+    /// Starts thumbs on `count` originals and returns once it has claimed some.
+    private func startThumbsAndWaitForClaims(environment: [String: String]) throws -> (Process, Pipe, Pipe) {
+        let worker = try ShoeboxProcess.start(["thumbs", "--size", "32", "-j", "1", "--lease", "5"], environment: environment)
+        let deadline = Date().addingTimeInterval(60)
+        while claimRows() == 0 && worker.0.isRunning && Date() < deadline { usleep(20_000) }
+        return worker
+    }
+
+    func testADatabaseGoneForFiveSecondsIsWaitedForAndEveryThumbnailIsMade() throws {
+        let originals = try fetchPhotos(160)
+        let worker = try startThumbsAndWaitForClaims(environment: try machine("w"))
+        XCTAssertTrue(worker.0.isRunning, "still working when the database goes")
+        let server = try Self.postgres.running()
+        try server.pause()
+        sleep(5)
+        try server.resume()
+        let result = ShoeboxProcess.waitCapturing(worker.0, out: worker.1, err: worker.2)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("the shared catalog did not answer"), "the wait is said: \(result.stderr)")
+        try assertOneThumbnailEach(originals)
+        let verify = try ShoeboxProcess.run(["verify", "--quick"], environment: try machine("v"))
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+    }
+
+    func testADatabaseThatStaysAwayStopsThumbsWithExitStatusFiveAndARerunFinishes() throws {
+        let originals = try fetchPhotos(160)
+        var environment = try machine("w")
+        environment["SHOEBOX_CATALOG_RETRY_SECONDS"] = "2"
+        let worker = try startThumbsAndWaitForClaims(environment: environment)
+        XCTAssertTrue(worker.0.isRunning, "still working when the database goes")
+        let server = try Self.postgres.running()
+        try server.pause()
+        let stopped = ShoeboxProcess.waitCapturing(worker.0, out: worker.1, err: worker.2)
+        try server.resume()
+        XCTAssertEqual(stopped.status, 5, stopped.stderr)
+        XCTAssertTrue(stopped.stderr.contains("PostgreSQL"), stopped.stderr)
+        // Its claims run out (5 s) and a rerun on another machine makes everything.
+        let rerun = try ShoeboxProcess.run(["thumbs", "--size", "32", "-j", "2"], environment: try machine("other"))
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        try assertOneThumbnailEach(originals)
+    }
+
     /// The targets of src, srcset and href attributes in `html`.
     static func links(in html: String) -> [String] {
         var found: [String] = []

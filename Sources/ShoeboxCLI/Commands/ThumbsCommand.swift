@@ -60,7 +60,10 @@ public enum ThumbsCommand: Command {
         defer { withExtendedLifetime(library) {} }
         let updater: ThumbnailUpdater
         do {
-            updater = try ThumbnailUpdater(library: library, catalog: catalog, options: options, lease: lease)
+            updater = try ThumbnailUpdater(library: library, catalog: catalog, options: options, lease: lease) { error, wait in
+                console.clearProgress()
+                console.note("thumbs: the shared catalog did not answer (\(error)); trying again in \(String(format: "%.2g", wait)) s\n")
+            }
         } catch {
             return LibraryFailure.status(for: error, command: "thumbs", console: console)
         }

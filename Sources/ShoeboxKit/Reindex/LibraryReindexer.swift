@@ -93,8 +93,18 @@ public struct LibraryReindexer: Sendable {
         let sources = state.sources.values.filter { $0.sha256.map(known.contains) ?? true }.sorted { $0.url < $1.url }
         report.sources = sources.count
         report.sourcesDropped = state.sources.count - sources.count
+        // Thumbnails are beside the originals: files here, objects in the bucket (listed once).
+        var storedThumbnails: Set<String>?
+        if let remote {
+            var listed: Set<String> = []
+            try remote.list(under: ThumbnailLayout.folder) { listed.insert($0.path) }
+            storedThumbnails = listed
+        }
         let thumbnails = state.thumbnails.values
-            .filter { known.contains($0.originalSHA256) && access(layout.absolute($0.path), F_OK) == 0 }
+            .filter { thumbnail in
+                known.contains(thumbnail.originalSHA256)
+                    && (storedThumbnails?.contains(thumbnail.path) ?? (access(layout.absolute(thumbnail.path), F_OK) == 0))
+            }
             .sorted { $0.path < $1.path }
         report.thumbnails = thumbnails.count
         report.thumbnailsDropped = state.thumbnails.count - thumbnails.count

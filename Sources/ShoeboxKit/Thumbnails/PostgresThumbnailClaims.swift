@@ -6,7 +6,8 @@ import Foundation
 /// claimed, when its lease runs out.
 ///
 /// A claim is one `INSERT … ON CONFLICT DO UPDATE … WHERE` over the offered paths: a path with
-/// no row, an expired claim, or a row finished before this worker began is taken; the server
+/// no row, an expired claim (or one of this worker's own), or a row finished before this worker
+/// began is taken; the server
 /// serialises two workers inserting the same path (the second waits for the first's commit and
 /// then finds a live claim), so an original is never held by two workers at once.
 /// Offered paths are locked in path order, so two claims wait for each other rather than
@@ -17,6 +18,8 @@ public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable
     public let worker: WorkerIdentity
     private let connection: PostgresConnection
     private let lock = NSLock()
+    /// How a lost connection is ridden out (every statement here is safe to run twice).
+    public let retry: ConnectionRetry
     /// Server time (epoch seconds) at `begin`.
     private var began: Double = 0
 
@@ -42,7 +45,7 @@ public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable
             SELECT $1, path, $3, 'claimed', now(), now() + make_interval(secs => $4) FROM offered ORDER BY path
             ON CONFLICT (job, path) DO UPDATE
                 SET worker = EXCLUDED.worker, state = 'claimed', changed = now(), lease_until = EXCLUDED.lease_until
-                WHERE (thumbnail_claims.state = 'claimed' AND thumbnail_claims.lease_until < now())
+                WHERE (thumbnail_claims.state = 'claimed' AND (thumbnail_claims.lease_until < now() OR thumbnail_claims.worker = EXCLUDED.worker))
                    OR (thumbnail_claims.state <> 'claimed' AND thumbnail_claims.changed < to_timestamp($5))
             RETURNING path)
         SELECT o.path, (t.path IS NOT NULL), (c.state IS NOT NULL AND c.state <> 'claimed' AND c.changed >= to_timestamp($5))
@@ -51,9 +54,10 @@ public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable
         """
 
     /// Connects to the catalog's database (`uri`, as `--catalog` takes it) for `job`.
-    public init(uri: String, job: String, worker: WorkerIdentity) throws {
+    public init(uri: String, job: String, worker: WorkerIdentity, retry: ConnectionRetry = ConnectionRetry()) throws {
         self.job = job
         self.worker = worker
+        self.retry = retry
         connection = try PostgresConnection(uri: try PostgresURI(uri))
         do {
             try connection.execute("BEGIN")
@@ -68,19 +72,23 @@ public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable
 
     deinit { connection.close() }
 
-    /// Runs a statement under the lock, reconnecting first if the connection broke. A deadlock
-    /// victim (two workers locking the same rows: a claim waits on every conflicting row) changed
-    /// nothing and is run again.
+    /// Runs a statement under the lock, reconnecting first if the connection broke; a lost
+    /// connection is tried again for `retry.bound` seconds (a claim whose answer was lost grants
+    /// again what it granted: a worker's own claims are its to take). A deadlock victim (two
+    /// workers locking the same rows: a claim waits on every conflicting row) changed nothing and
+    /// is run again.
     private func call<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        if connection.isBroken { try connection.reconnectIfBroken() }
-        var tries = 0
-        while true {
-            do {
-                return try body()
-            } catch let PostgresError.server(_, sqlState, _) where sqlState == "40P01" && tries < 5 {
-                tries += 1
+        return try retry.run {
+            if connection.isBroken { try connection.reconnectIfBroken() }
+            var tries = 0
+            while true {
+                do {
+                    return try body()
+                } catch let PostgresError.server(_, sqlState, _) where sqlState == "40P01" && tries < 5 {
+                    tries += 1
+                }
             }
         }
     }

@@ -9,6 +9,9 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     public let options: ThumbnailOptions
     /// Catalog writes are committed this many at a time.
     public var batchSize = 64
+    /// How a commit rides out a shared catalog that went away (upserts: safe to repeat); nil
+    /// for a library's own catalog.
+    var retry: ConnectionRetry?
     let engine: ThumbnailEngine
     /// Where thumbnail rows are journaled before they are committed (nil: nowhere, for a
     /// catalog that is durable and shared by itself).
@@ -23,15 +26,22 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     /// or in the bucket when the originals are there; with a shared catalog the work is shared
     /// with the other workers through it (`PostgresThumbnailClaims`), each claim lasting `lease`
     /// seconds unless renewed.
-    public convenience init(library: Library, catalog: Catalog, options: ThumbnailOptions, lease: Double = 60) throws {
+    ///
+    /// A shared catalog that goes away (a restart, a network cut) is waited for, for
+    /// `LibraryConfiguration.catalogRetryBound` seconds, `onCatalogWait` told of each try; then
+    /// the run stops with the connection's error.
+    public convenience init(library: Library, catalog: Catalog, options: ThumbnailOptions, lease: Double = 60,
+                            onCatalogWait: (@Sendable (Error, Double) -> Void)? = nil) throws {
         let store = try library.store()
         let thumbnails: ThumbnailStore = try (store as? S3OriginalStore).map { try ObjectThumbnailStore(store: $0) }
             ?? LocalThumbnailStore(libraryRoot: library.layout.root)
         var claims: ThumbnailClaims?
+        let retry = ConnectionRetry(bound: library.configuration.catalogRetryBound, onRetry: onCatalogWait)
         if case .postgres(let uri) = library.configuration.catalog {
-            claims = try PostgresThumbnailClaims(uri: uri, job: Self.job(options), worker: WorkerIdentity.current())
+            claims = try PostgresThumbnailClaims(uri: uri, job: Self.job(options), worker: WorkerIdentity.current(), retry: retry)
         }
         self.init(libraryRoot: library.layout.root, catalog: catalog, options: options, thumbnails: thumbnails, claims: claims)
+        if library.isShared { self.retry = retry }
         engine.store = store
         engine.lease = lease
         openChangeLog = { try library.openChangeLog() }
@@ -86,7 +96,8 @@ public final class ThumbnailUpdater: @unchecked Sendable {
                 let records = batch
                 batch = []
                 try journal?.append(records.map(JournalEntry.thumbnailRecorded))
-                try catalog.transaction { for record in records { try catalog.upsertThumbnail(record) } }
+                let commit = { try self.catalog.transaction { for record in records { try self.catalog.upsertThumbnail(record) } } }
+                if let retry { try retry.run(commit) } else { try commit() }
             }
             if let claims, !(finishedDone.isEmpty && finishedFailed.isEmpty) {
                 try claims.finish(done: finishedDone, failed: finishedFailed)

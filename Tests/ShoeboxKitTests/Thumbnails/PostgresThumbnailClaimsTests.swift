@@ -39,6 +39,8 @@ final class PostgresThumbnailClaimsTests: XCTestCase {
         let two = try second.claim(Array(paths[10..<30]), lease: 60)
         XCTAssertEqual(Set(two.granted), Set(paths[20..<30]), "what the first holds is not granted")
         XCTAssertEqual(two.settled, [], "held, not finished: to be offered again")
+        // A claim repeated (its answer lost with the connection) grants again what it granted.
+        XCTAssertEqual(Set(try first.claim(Array(paths[0..<20]), lease: 60).granted), Set(paths[0..<20]))
 
         try first.finish(done: Array(paths[0..<5]), failed: [paths[5]])
         let again = try second.claim(Array(paths[0..<10]), lease: 60)
