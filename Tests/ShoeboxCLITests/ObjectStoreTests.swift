@@ -367,6 +367,15 @@ final class ObjectStoreTests: XCTestCase {
         XCTAssertTrue(pruned.stderr.contains("1 pruned"), pruned.stderr)
         XCTAssertEqual(Set(try objects(in: bucket, prefix: "g/thumbnails/").map(\.key)),
                        Set(originals.map { "g/thumbnails/64/" + $0.path.dropFirst("originals/".count) + ".jpg" }))
+
+        // An original gone from the bucket: its thumbnail is kept, and the error names the object.
+        try client.deleteObject(bucket: bucket, key: "g/" + originals[0].path)
+        let missing = try shoebox(["thumbs", "--library", library, "--store", store, "--size", "64", "--force"])
+        XCTAssertEqual(missing.status, 1, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("s3://\(bucket)/g/\(originals[0].path)"), missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("1 failed; 1 thumbnail made"), missing.stderr)
+        XCTAssertTrue(try objects(in: bucket, prefix: "g/thumbnails/").map(\.key)
+                        .contains("g/thumbnails/64/" + originals[0].path.dropFirst("originals/".count) + ".jpg"))
     }
 
     // MARK: reindex

@@ -251,12 +251,15 @@ public final class ThumbnailEngine: @unchecked Sendable {
             return plan.events + render(source, file: nil, size: size ?? 0, stale: plan.stale)
         }
         do {
-            guard let info = try store.info(path: source.path) else {
-                return plan.events + [.failed(source, .originalMissing(store.location(of: source.path)))]
-            }
+            // One GET: the copy's size is the object's (no HEAD first).
             return try plan.events + store.withLocalFile(path: source.path) { file in
-                render(source, file: file, size: info.bytes, stale: plan.stale)
+                var info = stat()
+                return render(source, file: file, size: stat(file, &info) == 0 ? Int64(info.st_size) : -1, stale: plan.stale)
             }
+        } catch S3Error.noSuchKey {
+            return plan.events + [.failed(source, .originalMissing(store.location(of: source.path)))]
+        } catch S3Error.http(let status, _, _, _) where status == 404 {
+            return plan.events + [.failed(source, .originalMissing(store.location(of: source.path)))]
         } catch {
             return plan.events + [.failed(source, .unreadable(path: store.location(of: source.path), reason: "\(error)"))]
         }
