@@ -96,7 +96,7 @@ public enum ThumbsCommand: Command {
         console.clearProgress()
         console.note("thumbs: \(Counted.text(summary.originals, "original")): \(summary.upToDate) up to date, \(summary.failed) failed; "
             + "\(Counted.text(summary.made, "thumbnail")) made" + (arguments.flag("prune") ? ", \(summary.pruned) pruned" : "")
-            + (summary.elsewhere > 0 ? ", \(Counted.text(summary.elsewhere, "original")) done by other workers" : "")
+            + (summary.elsewhere > 0 ? ", \(Counted.text(summary.elsewhere, "original")) taken by other workers" : "")
             + (summary.leftoversRemoved > 0 ? ", \(Counted.text(summary.leftoversRemoved, "temp file")) of an interrupted run removed" : "")
             + (summary.cancelled ? " (interrupted)" : "") + "\n")
         if summary.cancelled { return ExitStatus.interrupted }

@@ -10,8 +10,10 @@ import Foundation
 /// began is taken; the server
 /// serialises two workers inserting the same path (the second waits for the first's commit and
 /// then finds a live claim), so an original is never held by two workers at once.
-/// Offered paths are locked in path order, so two claims wait for each other rather than
-/// deadlock; a deadlock with a `finish` (rows in another order) is run again.
+/// Rows are locked in (job, path) order by every statement (claims, renewals, finishes,
+/// releases), so two workers wait for each other rather than deadlock; a claim leaves alone the
+/// rows it sees held by live others (no lock taken on them: a worker offering again what others
+/// hold costs a read). A deadlock victim all the same is run again.
 /// Times are the server's (`now()`), so machines' clocks do not matter.
 public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable {
     public let job: String
@@ -40,9 +42,13 @@ public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable
 
     static let claimStatement = """
         WITH offered AS (SELECT DISTINCT unnest($2::text[]) COLLATE "C" AS path),
+        free AS (
+            SELECT o.path FROM offered o WHERE NOT EXISTS (
+                SELECT 1 FROM thumbnail_claims h
+                WHERE h.job = $1 AND h.path = o.path AND h.state = 'claimed' AND h.lease_until >= now() AND h.worker <> $3)),
         taken AS (
             INSERT INTO thumbnail_claims (job, path, worker, state, changed, lease_until)
-            SELECT $1, path, $3, 'claimed', now(), now() + make_interval(secs => $4) FROM offered ORDER BY path
+            SELECT $1, path, $3, 'claimed', now(), now() + make_interval(secs => $4) FROM free ORDER BY path
             ON CONFLICT (job, path) DO UPDATE
                 SET worker = EXCLUDED.worker, state = 'claimed', changed = now(), lease_until = EXCLUDED.lease_until
                 WHERE (thumbnail_claims.state = 'claimed' AND (thumbnail_claims.lease_until < now() OR thumbnail_claims.worker = EXCLUDED.worker))
@@ -86,8 +92,9 @@ public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable
             while true {
                 do {
                     return try body()
-                } catch let PostgresError.server(_, sqlState, _) where sqlState == "40P01" && tries < 5 {
+                } catch let PostgresError.server(_, sqlState, _) where sqlState == "40P01" && tries < 20 {
                     tries += 1
+                    usleep(useconds_t(Int.random(in: 1_000...(20_000 * tries))))
                 }
             }
         }
@@ -111,8 +118,10 @@ public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable
     public func renew(lease: Double) throws {
         try call {
             try connection.run("""
-                UPDATE thumbnail_claims SET lease_until = now() + make_interval(secs => $2)
-                WHERE worker = $1 AND state = 'claimed'
+                WITH mine AS (
+                    SELECT job, path FROM thumbnail_claims WHERE worker = $1 AND state = 'claimed' ORDER BY job, path FOR UPDATE)
+                UPDATE thumbnail_claims c SET lease_until = now() + make_interval(secs => $2)
+                FROM mine WHERE c.job = mine.job AND c.path = mine.path
                 """, [.text(worker.id), .double(lease)])
         }
     }
@@ -121,8 +130,12 @@ public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable
         for (state, paths) in [("done", done), ("failed", failed)] where !paths.isEmpty {
             try call {
                 try connection.run("""
-                    UPDATE thumbnail_claims SET state = $3, changed = now(), lease_until = NULL
-                    WHERE job = $1 AND worker = $2 AND state = 'claimed' AND path = ANY($4::text[])
+                    WITH mine AS (
+                        SELECT path FROM thumbnail_claims
+                        WHERE job = $1 AND worker = $2 AND state = 'claimed' AND path = ANY($4::text[])
+                        ORDER BY path FOR UPDATE)
+                    UPDATE thumbnail_claims c SET state = $3, changed = now(), lease_until = NULL
+                    FROM mine WHERE c.job = $1 AND c.path = mine.path
                     """, [.text(job), .text(worker.id), .text(state), .textArray(paths)])
             }
         }
@@ -130,7 +143,11 @@ public final class PostgresThumbnailClaims: ThumbnailClaims, @unchecked Sendable
 
     public func release() throws {
         try call {
-            try connection.run("DELETE FROM thumbnail_claims WHERE worker = $1 AND state = 'claimed'", [.text(worker.id)])
+            try connection.run("""
+                WITH mine AS (
+                    SELECT job, path FROM thumbnail_claims WHERE worker = $1 AND state = 'claimed' ORDER BY job, path FOR UPDATE)
+                DELETE FROM thumbnail_claims c USING mine WHERE c.job = mine.job AND c.path = mine.path
+                """, [.text(worker.id)])
         }
     }
 

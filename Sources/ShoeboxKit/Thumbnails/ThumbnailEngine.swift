@@ -31,6 +31,8 @@ public final class ThumbnailEngine: @unchecked Sendable {
     private var runningWorkers = 0
     private var cancelled = false
     private var feed: ThumbnailClaimFeed?
+    /// The consumer, when the calling thread does the work itself (no thread could be started).
+    private var inline: (([ThumbnailEvent]) -> Void)?
     var launcher = ThreadLauncher.system
     /// What every worker's decodes share.
     var budget: ThumbnailMemoryBudget { renderer.budget }
@@ -64,13 +66,9 @@ public final class ThumbnailEngine: @unchecked Sendable {
             }
             items = stale
             let feed = ThumbnailClaimFeed(count: stale.count, path: { stale[$0].source.path }, claims: claims,
-                                          lease: lease, batch: claimBatch)
-            feed.onWait = { [self] in
-                condition.lock()
-                pending.append(.waitingForOthers)
-                condition.signal()
-                condition.unlock()
-            }
+                                          lease: lease, batch: claimBatch, launcher: launcher)
+            feed.onWait = { [self] in deliver([.waitingForOthers]) }
+            feed.onSettled = { [self] indices in deliver(indices.map { .finished(stale[$0].source) }) }
             condition.withLock { self.feed = feed }
         }
         let work = items
@@ -94,12 +92,23 @@ public final class ThumbnailEngine: @unchecked Sendable {
         if started < wanted {
             condition.withLock { runningWorkers -= wanted - started }
         }
-        if started == 0 {
-            // The system refused every thread: make them all here, then hand the events on.
-            condition.withLock { runningWorkers = 1 }
-            self.work(work, recorded: recorded)
-        }
         var consumerError: Error?
+        if started == 0 {
+            // The system refused every thread: make them all here, handing each item's events on
+            // as it is done (shared work must record what it finished before it waits for others).
+            condition.withLock { runningWorkers = 1 }
+            withoutActuallyEscaping(consume) { consume in
+                condition.withLock {
+                    inline = { [self] events in
+                        for event in events where consumerError == nil {
+                            do { try consume(event) } catch { consumerError = error; stop(); feed?.abandon() }
+                        }
+                    }
+                }
+                self.work(work, recorded: recorded)
+                condition.withLock { inline = nil }
+            }
+        }
         condition.lock()
         while true {
             while pending.isEmpty && runningWorkers > 0 { condition.wait() }
@@ -108,7 +117,8 @@ public final class ThumbnailEngine: @unchecked Sendable {
             pending = []
             condition.unlock()
             for event in batch where consumerError == nil {
-                do { try consume(event) } catch { consumerError = error; stop() }
+                // Nothing more is recorded: threads waiting for other workers' originals stop too.
+                do { try consume(event) } catch { consumerError = error; stop(); condition.withLock { feed }?.cancel() }
             }
             condition.lock()
         }
@@ -141,15 +151,25 @@ public final class ThumbnailEngine: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Hands events to the consumer: the calling thread's loop, or at once when it does the work itself.
+    private func deliver(_ events: [ThumbnailEvent]) {
+        condition.lock()
+        if let inline {
+            condition.unlock()
+            inline(events)
+            return
+        }
+        pending.append(contentsOf: events)
+        condition.signal()
+        condition.unlock()
+    }
+
     private func work(_ work: [(source: ThumbnailSource, plan: Plan?)], recorded: [String: ThumbnailRecord]) {
         while let index = claim(limit: work.count) {
             let (source, plan) = work[index]
             let events = (plan.map { render(source, plan: $0) } ?? process(source, recorded: recorded)) + [.finished(source)]
             VipsRuntime.releaseFreedMemory()
-            condition.lock()
-            pending.append(contentsOf: events)
-            condition.signal()
-            condition.unlock()
+            deliver(events)
         }
         condition.lock()
         runningWorkers -= 1

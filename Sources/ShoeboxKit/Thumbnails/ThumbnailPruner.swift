@@ -7,6 +7,8 @@ struct ThumbnailPruner {
     let libraryRoot: String
     /// Where the thumbnails are; a remote store is pruned by its listing.
     var thumbnails: ThumbnailStore? = nil
+    /// Leaves temporary files alone (other workers of a shared catalog may be writing them).
+    var keepsTemporaryFiles = false
 
     /// Returns the removed thumbnail paths (relative to the library root). `liveOriginals`
     /// holds paths as bytes: a decomposed twin of a live name is another original.
@@ -32,7 +34,7 @@ struct ThumbnailPruner {
                 let path = ThumbnailLayout.folder + "/" + relative
                 let name = (relative as NSString).lastPathComponent
                 if name.hasPrefix(ThumbnailLayout.temporaryPrefix) {
-                    try? manager.removeItem(atPath: full)
+                    if !keepsTemporaryFiles { try? manager.removeItem(atPath: full) }
                     continue
                 }
                 guard let parsed = ThumbnailLayout.parse(thumbnail: path), liveOriginals.contains(Array(parsed.original.utf8)) else {

@@ -33,13 +33,14 @@ public final class ThumbnailUpdater: @unchecked Sendable {
     public convenience init(library: Library, catalog: Catalog, options: ThumbnailOptions, lease: Double = 60,
                             onCatalogWait: (@Sendable (Error, Double) -> Void)? = nil) throws {
         let store = try library.store()
-        let thumbnails: ThumbnailStore = try (store as? S3OriginalStore).map { try ObjectThumbnailStore(store: $0) }
-            ?? LocalThumbnailStore(libraryRoot: library.layout.root)
         var claims: ThumbnailClaims?
         let retry = ConnectionRetry(bound: library.configuration.catalogRetryBound, onRetry: onCatalogWait)
         if case .postgres(let uri) = library.configuration.catalog {
             claims = try PostgresThumbnailClaims(uri: uri, job: Self.job(options), worker: WorkerIdentity.current(), retry: retry)
         }
+        // Last: its scratch folder is removed by `run`.
+        let thumbnails: ThumbnailStore = try (store as? S3OriginalStore).map { try ObjectThumbnailStore(store: $0) }
+            ?? LocalThumbnailStore(libraryRoot: library.layout.root)
         self.init(libraryRoot: library.layout.root, catalog: catalog, options: options, thumbnails: thumbnails, claims: claims)
         if library.isShared { self.retry = retry }
         engine.store = store
@@ -75,7 +76,8 @@ public final class ThumbnailUpdater: @unchecked Sendable {
         if thumbnails.isLocal {
             try CacheDirectoryTag.ensure(in: libraryRoot + "/" + ThumbnailLayout.folder)
             // What a killed run was writing; no other writer runs meanwhile (the library lock).
-            summary.leftoversRemoved = ThumbnailLayout.removeLeftovers(in: libraryRoot)
+            // With a shared catalog there is no lock, and the temp files may be other workers'.
+            if claims == nil { summary.leftoversRemoved = ThumbnailLayout.removeLeftovers(in: libraryRoot) }
         }
         // Before anything is read: what other workers finish from now on is theirs.
         try claims?.begin()
@@ -111,14 +113,14 @@ public final class ThumbnailUpdater: @unchecked Sendable {
                 case .made(let record, let original, _):
                     summary.made += 1
                     batch.append(record)
-                    worked.insert(original)
+                    if claims != nil { worked.insert(original) }
                 case .found(let record):
                     batch.append(record)
                 case .upToDate:
                     summary.upToDate += 1
                 case .failed(let source, let error):
                     failedOriginals.insert(source.path)
-                    worked.insert(source.path)
+                    if claims != nil { worked.insert(source.path) }
                     if error.isDiskFull { throw error }  // nothing more can be written: stop the run
                 case .waitingForOthers:
                     try flush()
@@ -134,9 +136,11 @@ public final class ThumbnailUpdater: @unchecked Sendable {
                 if batch.count >= batchSize { try flush() }
                 onEvent(event)
             }
-        } catch let error as ThumbnailError where error.isDiskFull {
-            // Record what was made, if the catalog still can, then end with the one message.
+        } catch {
+            // Record what was made, if the catalog still can (a full disk, a store or database
+            // gone), and let the others have what this worker claimed; then end with the one message.
             try? flush()
+            try? claims?.release()
             throw error
         }
         try flush()
@@ -149,8 +153,9 @@ public final class ThumbnailUpdater: @unchecked Sendable {
             // A catalogued original whose file is missing keeps its thumbnails: verify tells the
             // user to restore the file, and meanwhile they may be the only preview left.
             let live = Set(originals.map { Array($0.path.utf8) })
-            summary.pruned = try ThumbnailPruner(libraryRoot: libraryRoot, thumbnails: thumbnails)
-                .prune(liveOriginals: live, catalog: catalog, journal: journal).count
+            var pruner = ThumbnailPruner(libraryRoot: libraryRoot, thumbnails: thumbnails)
+            pruner.keepsTemporaryFiles = claims != nil  // other workers' files in progress
+            summary.pruned = try pruner.prune(liveOriginals: live, catalog: catalog, journal: journal).count
         }
         return summary
     }

@@ -113,4 +113,51 @@ final class PostgresThumbnailClaimsTests: XCTestCase {
         XCTAssertEqual(Set(granted.current.keys), Set(paths), "every original granted")
         XCTAssertEqual(granted.current.values.filter { $0 != 1 }, [], "none granted twice")
     }
+
+    /// Two updaters sharing claims on one library, small batches so they hold each other's
+    /// originals, neither with a thread of its own (the calling thread renders, renews and
+    /// records, and must record what it made before it waits for the other's): both end, and
+    /// each original is made once.
+    func testTwoUpdatersWithoutThreadsShareTheWorkAndNeitherWaitsForEver() throws {
+        let library = try TestLibrary(self)
+        let colors = ["red", "green", "blue", "white"]
+        for index in 0..<12 {
+            let path = String(format: "originals/2024/05/%02d/IMG_%04d.jpg", index % 28 + 1, index)
+            try ImageFixtures.solid(at: try library.prepare(path), width: 90 + index, height: 60, color: colors[index % colors.count])
+            try library.add(path)
+        }
+        let options = ThumbnailOptions(sizes: [.init(width: 32, height: 32)], jobs: 2)
+        let job = ThumbnailUpdater.job(options)
+        var updaters: [ThumbnailUpdater] = []
+        for name in ["first", "second"] {
+            let catalog = try SQLiteCatalog(path: library.root + "/catalog.sqlite")
+            let claims = try PostgresThumbnailClaims(uri: uri, job: job, worker: WorkerIdentity(id: name, host: "h", pid: 1))
+            let updater = ThumbnailUpdater(libraryRoot: library.root, catalog: catalog, options: options, claims: claims)
+            updater.engine.claimBatch = 2
+            updater.engine.lease = 30
+            updater.engine.launcher = .refusing(after: 0)
+            updaters.append(updater)
+        }
+        let summaries = LockedBox([String: ThumbnailSummary]())
+        let errors = LockedBox([String]())
+        let done = DispatchGroup()
+        for (index, updater) in updaters.enumerated() {
+            done.enter()
+            Thread.detachNewThread {
+                do {
+                    let summary = try updater.run(prune: false)
+                    summaries.update { $0["\(index)"] = summary }
+                } catch {
+                    errors.update { $0.append("\(error)") }
+                }
+                done.leave()
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "both workers end")
+        XCTAssertEqual(errors.current, [])
+        let made = summaries.current.values.map(\.made)
+        XCTAssertEqual(made.reduce(0, +), 12, "each original made once: \(summaries.current)")
+        XCTAssertEqual(summaries.current.values.map(\.failed), [0, 0])
+        XCTAssertEqual(try library.catalog.allThumbnails().count, 12)
+    }
 }
