@@ -132,6 +132,38 @@ final class GalleryTests: XCTestCase {
         }
     }
 
+    /// Before, alt text was the file name, and a HEIC or TIFF original was linked from its
+    /// picture: browsers downloaded it instead of showing anything.
+    func testAltTextSaysWhatIsKnownAndOriginalsBrowsersCannotShowAreOfferedApart() throws {
+        func item(_ path: String, _ type: String, make: String? = "Canon", model: String? = "Canon EOS R5",
+                  takenAt: String? = "2024:05:01 10:20:30") -> GalleryItem {
+            GalleryItem(original: OriginalRecord(sha256: path, path: path, bytes: 1, contentType: type, takenAt: takenAt,
+                                                 make: make, model: model, addedAt: "2024-06-01T00:00:00Z"),
+                        thumbnails: [record("256", width: 256, settings: "s"), record("1024", width: 1024, settings: "s")])
+        }
+        XCTAssertEqual(item("originals/a.jpg", "image/jpeg").altText, "Photo taken 2024-05-01 10:20 with Canon EOS R5")
+        XCTAssertEqual(item("originals/a.jpg", "image/jpeg", make: nil, model: nil).altText, "Photo taken 2024-05-01 10:20")
+        XCTAssertEqual(item("originals/IMG_1.jpg", "image/jpeg", make: nil, model: nil, takenAt: nil).altText, "IMG_1.jpg")
+
+        let heic = item("originals/2024/05/01/IMG_2.HEIC", "image/heic")
+        let tiff = item("originals/2024/05/01/scan.tif", "image/tiff")
+        let jpeg = item("originals/2024/05/01/IMG_3.jpg", "image/jpeg")
+        XCTAssertFalse(heic.browserShowsOriginal)
+        XCTAssertFalse(tiff.browserShowsOriginal)
+        XCTAssertTrue(jpeg.browserShowsOriginal)
+        let page = GalleryPage(sections: [GallerySection(day: "2024-05-01", items: [heic, tiff, jpeg])],
+                               libraryPrefix: "../", showGPS: false).html()
+        let figures: [String] = Array(page.components(separatedBy: "<figure>").dropFirst())
+        XCTAssertEqual(figures.count, 3)
+        let largest = "../" + heic.thumbnails[1].path
+        XCTAssertTrue(figures[0].hasPrefix("<a href=\"\(largest)\"><img"), figures[0])
+        XCTAssertTrue(figures[0].contains("<a class=\"original\" href=\"../originals/2024/05/01/IMG_2.HEIC\" download>original (HEIC)</a>"), figures[0])
+        XCTAssertTrue(figures[1].contains("href=\"../originals/2024/05/01/scan.tif\" download>original (TIF)</a>"), figures[1])
+        XCTAssertTrue(figures[2].hasPrefix("<a href=\"../originals/2024/05/01/IMG_3.jpg\"><img"), figures[2])
+        XCTAssertFalse(figures[2].contains("download"), figures[2])
+        XCTAssertTrue(figures[2].contains("alt=\"Photo taken 2024-05-01 10:20 with Canon EOS R5\""), figures[2])
+    }
+
     func testEveryThumbnailLoadsInChromiumEvenAfterTheLibraryMoves() throws {
         let library = try makeLibrary()
         let page = try GalleryWriter(libraryRoot: library.root, catalog: library.catalog).write(showGPS: false).page

@@ -18,7 +18,8 @@ public enum GalleryCommand: Command {
         ],
         discussion: """
         The page has no scripts and no external resources: photos grouped by capture day, newest first, lazy-loaded
-        with srcset over the thumbnail sizes, each linking to its original, captioned with camera and date.
+        with srcset over the thumbnail sizes, each linking to its original (a HEIC, TIFF or raw one: its largest thumbnail,
+        the original offered as a download), captioned with camera and date.
         Links are relative, so the library can be moved or copied with its gallery. Run 'shoebox thumbs' first.
         With an s3:// store the page is written into the bucket, PREFIX/gallery/index.html, beside the thumbnails and
         originals it links to, so it works wherever the bucket is served from.

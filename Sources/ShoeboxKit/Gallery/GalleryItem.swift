@@ -25,6 +25,26 @@ public struct GalleryItem: Sendable, Equatable {
         return model.lowercased().hasPrefix(brand.lowercased()) ? model : make + " " + model
     }
 
+    /// Media types every current browser shows in an `<img>` or as a page of its own; an
+    /// original of another type (HEIC, TIFF, raw, JPEG XL, JPEG 2000) is downloaded when
+    /// linked, so the page shows its largest thumbnail instead and offers the original apart.
+    static let browserTypes: Set<String> = ["image/jpeg", "image/png", "image/gif", "image/webp", "image/avif"]
+
+    /// Whether a browser shows the original itself (else it would download it).
+    public var browserShowsOriginal: Bool {
+        Self.browserTypes.contains(original.contentType.lowercased())
+    }
+
+    /// The text that stands for the photo where it cannot be seen: what is known of it
+    /// ("Photo taken 2024-05-01 10:20 with Canon EOS R5"), else its file name.
+    public var altText: String {
+        guard camera != nil || dateText != nil else { return (original.path as NSString).lastPathComponent }
+        var text = "Photo"
+        if let date = dateText { text += " taken " + date }
+        if let camera { text += " with " + camera }
+        return text
+    }
+
     /// The capture date and time shown in the caption, "2024-05-01 10:20"; only the day
     /// for a photo dated by a fallback (its download time is no time of day it was taken).
     public var dateText: String? {

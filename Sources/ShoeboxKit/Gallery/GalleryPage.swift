@@ -67,11 +67,21 @@ public struct GalleryPage {
         let image = """
         <img src="\(link(smallest.path))" srcset="\(srcset)" \
         sizes="(max-width: 36rem) 45vw, 15rem" width="\(smallest.width)" height="\(smallest.height)" \
-        loading="lazy" decoding="async" alt="\(HTMLEscaping.escape(name))">
+        loading="lazy" decoding="async" alt="\(HTMLEscaping.escape(item.altText))">
         """
         // No link to an original whose file is missing (verify reports it): it would lead nowhere.
         if !item.originalExists { caption.append("<span class=\"missing\">original missing</span>") }
-        let linked = item.originalExists && linksOriginals ? "<a href=\"\(link(item.original.path))\">\(image)</a>" : image
+        let linkable = item.originalExists && linksOriginals
+        let linked: String
+        if linkable && !item.browserShowsOriginal, let largest = item.thumbnails.last {
+            // A browser would download a HEIC or TIFF: the picture opens the largest thumbnail,
+            // and the original is offered as the download it is.
+            linked = "<a href=\"\(link(largest.path))\">\(image)</a>"
+            let kind = HTMLEscaping.escape((item.original.path as NSString).pathExtension.uppercased())
+            caption.append("<a class=\"original\" href=\"\(link(item.original.path))\" download>original\(kind.isEmpty ? "" : " (" + kind + ")")</a>")
+        } else {
+            linked = linkable ? "<a href=\"\(link(item.original.path))\">\(image)</a>" : image
+        }
         return """
         <figure>\(linked)
         <figcaption>\(caption.joined(separator: " · "))</figcaption></figure>
