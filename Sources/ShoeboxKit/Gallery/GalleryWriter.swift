@@ -100,12 +100,11 @@ public struct GalleryWriter {
     /// its neighbours there, so it works wherever the bucket is served from); or into the local
     /// `folder`, with the thumbnails it shows copied to folder/thumbnails/ and the originals unlinked.
     private func write(from bucket: S3OriginalStore, to folder: String?, showGPS: Bool) throws -> Result {
-        var listed: Set<String> = []
-        try bucket.list(under: ThumbnailLayout.folder) { listed.insert($0.path) }
+        let listed = try bucket.sizes(under: ThumbnailLayout.folder)
         let originals = try catalog.allOriginals()
         let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails(), allowMetadata: showGPS) {
             // Originals are there by the catalog's word (verify checks them); thumbnails by the listing.
-            $0.hasPrefix(ThumbnailLayout.folder + "/") ? listed.contains($0) : LibraryLayout.isPlainOriginalPath($0)
+            $0.hasPrefix(ThumbnailLayout.folder + "/") ? listed[$0] != nil : LibraryLayout.isPlainOriginalPath($0)
         }
         let shown = sections.flatMap(\.items)
         let path: String

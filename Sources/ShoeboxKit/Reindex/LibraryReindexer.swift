@@ -94,16 +94,11 @@ public struct LibraryReindexer: Sendable {
         report.sources = sources.count
         report.sourcesDropped = state.sources.count - sources.count
         // Thumbnails are beside the originals: files here, objects in the bucket (listed once).
-        var storedThumbnails: Set<String>?
-        if let remote {
-            var listed: Set<String> = []
-            try remote.list(under: ThumbnailLayout.folder) { listed.insert($0.path) }
-            storedThumbnails = listed
-        }
+        let storedThumbnails = try remote?.sizes(under: ThumbnailLayout.folder)
         let thumbnails = state.thumbnails.values
             .filter { thumbnail in
                 known.contains(thumbnail.originalSHA256)
-                    && (storedThumbnails?.contains(thumbnail.path) ?? (access(layout.absolute(thumbnail.path), F_OK) == 0))
+                    && (storedThumbnails.map { $0[thumbnail.path] != nil } ?? (access(layout.absolute(thumbnail.path), F_OK) == 0))
             }
             .sorted { $0.path < $1.path }
         report.thumbnails = thumbnails.count

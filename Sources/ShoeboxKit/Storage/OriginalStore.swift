@@ -91,6 +91,15 @@ extension OriginalStore {
 
     /// The size of the original at `path`, or nil when there is none.
     public func size(path: String) throws -> Int64? { try info(path: path)?.bytes }
+
+    /// Every file under `folder` (a path relative to the library, "thumbnails") with its size,
+    /// by path: one listing (a remote store's thumbnails, which verify, reindex, thumbs and the
+    /// gallery judge by the listing rather than a request each).
+    public func sizes(under folder: String) throws -> [String: Int64] {
+        var found: [String: Int64] = [:]
+        try list(under: folder) { found[$0.path] = $0.bytes }
+        return found
+    }
 }
 
 /// What `publish` did.

@@ -26,8 +26,7 @@ public final class ObjectThumbnailStore: ThumbnailStore, @unchecked Sendable {
     public var isLocal: Bool { false }
 
     public func prepare() throws {
-        var found: [String: Int64] = [:]
-        try store.list(under: ThumbnailLayout.folder) { found[$0.path] = $0.bytes }
+        let found = try store.sizes(under: ThumbnailLayout.folder)
         lock.withLock { listed = found }
     }
 

@@ -197,7 +197,8 @@ public final class ThumbnailEngine: @unchecked Sendable {
     struct Plan {
         var events: [ThumbnailEvent] = []
         var stale: [ThumbnailTarget] = []
-        /// The original's size as found (a local file), nil when not looked at yet.
+        /// The original's size as found, for an original in the library folder (nil for one in a
+        /// bucket: its local copy's size is taken when it is rendered).
         var originalBytes: Int64?
     }
 
@@ -220,7 +221,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
         }
         var plan = Plan()
         var originalTime: Int64 = 0
-        if thumbnails.comparesTimes && (store == nil || store is LocalOriginalStore) {
+        if store == nil || store is LocalOriginalStore {
             // A local file's time to the nanosecond: a thumbnail must be newer than it.
             var info = stat()
             guard stat(libraryRoot + "/" + source.path, &info) == 0 else {
@@ -246,7 +247,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
             }
             if record == nil {
                 // A file the catalog does not know: record it, or remake it if unreadable.
-                guard let found = describeExisting(target, of: source, bytes: stored.bytes) else {
+                guard let found = describeExisting(target, of: source) else {
                     plan.stale.append(target)
                     continue
                 }
@@ -260,15 +261,8 @@ public final class ThumbnailEngine: @unchecked Sendable {
     /// Renders what `plan` found stale (reading a remote original through a local copy).
     func render(_ source: ThumbnailSource, plan: Plan) -> [ThumbnailEvent] {
         guard let store, !(store is LocalOriginalStore) else {
-            var size = plan.originalBytes
-            if size == nil {
-                var info = stat()
-                guard stat(libraryRoot + "/" + source.path, &info) == 0 else {
-                    return plan.events + [.failed(source, .originalMissing(source.path))]
-                }
-                size = Int64(info.st_size)
-            }
-            return plan.events + render(source, file: nil, size: size ?? 0, stale: plan.stale)
+            // `plan` found the file and its size.
+            return plan.events + render(source, file: nil, size: plan.originalBytes ?? -1, stale: plan.stale)
         }
         do {
             // One GET: the copy's size is the object's (no HEAD first).
@@ -332,7 +326,7 @@ public final class ThumbnailEngine: @unchecked Sendable {
     }
 
     /// A catalog record for an existing thumbnail file, from its header.
-    private func describeExisting(_ target: ThumbnailTarget, of source: ThumbnailSource, bytes: Int64) -> ThumbnailRecord? {
+    private func describeExisting(_ target: ThumbnailTarget, of source: ThumbnailSource) -> ThumbnailRecord? {
         guard thumbnails.isLocal else { return nil }  // an object is made again rather than downloaded
         let path = libraryRoot + "/" + target.path
         guard let header = shim_vips_open_header(path) else {

@@ -89,13 +89,8 @@ public struct LibraryVerifier: Sendable {
         findings += unknownFiles(unknown)
         findings += listing.unreadableFolders.map { Self.unlisted($0, unseen: "files in it were not checked against the catalog") }
         findings += temps.unreadableFolders.map { Self.unlisted($0, unseen: "leftovers of interrupted runs in it went unseen") }
-        var storedThumbnails: [String: Int64]?
-        if remote != nil {
-            // Thumbnails are beside the originals, in the bucket (`ObjectThumbnailStore`): listed once.
-            var listed: [String: Int64] = [:]
-            try store.list(under: ThumbnailLayout.folder) { listed[$0.path] = $0.bytes }
-            storedThumbnails = listed
-        }
+        // Thumbnails are beside the originals: in a bucket (`ObjectThumbnailStore`), listed once.
+        let storedThumbnails = remote == nil ? nil : try store.sizes(under: ThumbnailLayout.folder)
         findings += checkThumbnails(thumbnails, originals: originals, stored: storedThumbnails)
         // A shared catalog keeps no journal: PostgreSQL is durable itself.
         if !library.isShared { findings += checkJournal(originals) }
@@ -207,33 +202,26 @@ public struct LibraryVerifier: Sendable {
     private func checkThumbnails(_ thumbnails: [ThumbnailRecord], originals: [OriginalRecord],
                                  stored: [String: Int64]?) -> [VerifyProblem] {
         let originalPaths = Dictionary(originals.map { ($0.sha256, $0.path) }, uniquingKeysWith: { first, _ in first })
-        if let stored {
-            return thumbnails.compactMap { thumbnail in
-                guard let bytes = stored[thumbnail.path] else {
-                    return VerifyProblem(
-                        kind: .thumbnailMissing, path: thumbnail.path, sha256: thumbnail.originalSHA256,
-                        detail: "recorded but the object is gone; `shoebox thumbs` makes it again")
-                }
-                guard bytes == thumbnail.bytes else {
-                    return VerifyProblem(
-                        kind: .thumbnailDamaged, path: thumbnail.path, sha256: thumbnail.originalSHA256,
-                        detail: "\(bytes) bytes where \(thumbnail.bytes) were written; `shoebox thumbs` makes it again")
-                }
-                return nil
-            }
-        }
+        let what = stored == nil ? "file" : "object"
         return thumbnails.compactMap { thumbnail in
-            let absolute = layout.absolute(thumbnail.path)
-            guard let file = LibraryFile.stat(absolute: absolute, relative: thumbnail.path) else {
+            // Its size, and for a file its time.
+            let found: (bytes: Int64, file: LibraryFile?)?
+            if let stored {
+                found = stored[thumbnail.path].map { ($0, nil) }
+            } else {
+                found = LibraryFile.stat(absolute: layout.absolute(thumbnail.path), relative: thumbnail.path).map { ($0.bytes, $0) }
+            }
+            guard let found else {
                 return VerifyProblem(
                     kind: .thumbnailMissing, path: thumbnail.path, sha256: thumbnail.originalSHA256,
-                    detail: "recorded but the file is gone; `shoebox thumbs` makes it again")
+                    detail: "recorded but the \(what) is gone; `shoebox thumbs` makes it again")
             }
-            guard file.bytes == thumbnail.bytes else {
+            guard found.bytes == thumbnail.bytes else {
                 return VerifyProblem(
                     kind: .thumbnailDamaged, path: thumbnail.path, sha256: thumbnail.originalSHA256,
-                    detail: "\(file.bytes) bytes where \(thumbnail.bytes) were written; `shoebox thumbs` makes it again")
+                    detail: "\(found.bytes) bytes where \(thumbnail.bytes) were written; `shoebox thumbs` makes it again")
             }
+            guard let file = found.file else { return nil }
             guard let originalPath = originalPaths[thumbnail.originalSHA256],
                   let original = LibraryFile.stat(absolute: layout.absolute(originalPath), relative: originalPath),
                   file.modified < original.modified else { return nil }
