@@ -350,15 +350,22 @@ final class ObjectStoreTests: XCTestCase {
         XCTAssertEqual(gallery.status, 0, gallery.stdout + gallery.stderr)
         XCTAssertEqual(gallery.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "s3://\(bucket)/g/gallery/index.html")
         XCTAssertFalse(FileManager.default.fileExists(atPath: library + "/gallery"), "no page in the library folder")
-        var data = Data()
-        try client.getObject(bucket: bucket, key: "g/gallery/index.html") { data.append(contentsOf: $0) }
-        let page = String(decoding: data, as: UTF8.self)
+        var page = ""
+        for object in try objects(in: bucket, prefix: "g/gallery/months/") {
+            var data = Data()
+            try client.getObject(bucket: bucket, key: object.key) { data.append(contentsOf: $0) }
+            page += String(decoding: data, as: UTF8.self)
+        }
         for original in originals {
             let underOriginals = original.path.dropFirst("originals/".count)
-            XCTAssertTrue(page.contains("../thumbnails/64/" + underOriginals + ".jpg"), "image of \(original.path) in the page")
-            XCTAssertTrue(page.contains("href=\"../" + original.path + "\""), "link to \(original.path): \(page)")
+            XCTAssertTrue(page.contains("../../thumbnails/64/" + underOriginals + ".jpg"), "image of \(original.path) in the page")
+            XCTAssertTrue(page.contains("data-original=\"../../" + original.path + "\""), "link to \(original.path): \(page)")
         }
         XCTAssertEqual(page.components(separatedBy: "<img").count - 1, originals.count, page)
+        // A rerun puts up nothing: every page is as it was.
+        let rerun = try shoebox(["gallery", "--library", library, "--store", store, "--json"])
+        let summary = try JSONSerialization.jsonObject(with: Data(rerun.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(summary?["files_written"] as? Int, 0, rerun.stdout + rerun.stderr)
 
         // --prune: a thumbnail of no catalogued original goes, the others stay.
         try client.putObject(bucket: bucket, key: "g/thumbnails/64/2023/01/01/stray.jpg.jpg", data: Data([0xFF, 0xD8, 0xFF]))

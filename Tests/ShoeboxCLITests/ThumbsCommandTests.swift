@@ -82,9 +82,9 @@ final class ThumbsCommandTests: XCTestCase {
         XCTAssertEqual(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines), library.root + "/gallery/index.html")
         XCTAssertTrue(result.stderr.contains("2 photos"), result.stderr)
         XCTAssertTrue(result.stderr.contains("1 original has no thumbnail"), result.stderr)
-        let html = try String(contentsOfFile: library.root + "/gallery/index.html", encoding: .utf8)
-        XCTAssertTrue(html.contains("href=\"../originals/2024/05/03/b%20c.jpg\""))
-        XCTAssertTrue(html.contains("srcset=\"../thumbnails/64/2024/05/01/a.jpg.jpg 48w, ../thumbnails/128/2024/05/01/a.jpg.jpg 96w\""), html)
+        let html = try String(contentsOfFile: library.root + "/gallery/months/2024.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("data-original=\"../../originals/2024/05/03/b%20c.jpg\""))
+        XCTAssertTrue(html.contains("srcset=\"../../thumbnails/64/2024/05/01/a.jpg.jpg 48w, ../../thumbnails/128/2024/05/01/a.jpg.jpg 96w\""), html)
         XCTAssertFalse(html.contains("48.8"))
 
         let out = library.root + "/../shared-gallery"
@@ -105,8 +105,12 @@ final class ThumbsCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: library.root + "/originals/index.html"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: library.root + "/originals/2024/new"), "nothing made there")
         let page = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
-        XCTAssertTrue(page.contains("48.85840, 2.29450"))
         XCTAssertTrue(page.contains("src=\"../library/thumbnails/64/"), "relative to the chosen folder")
+        XCTAssertTrue(page.contains("src=\"map.svg\""))
+        let photoPages = try FileManager.default.contentsOfDirectory(atPath: out + "/photos")
+        XCTAssertEqual(photoPages.count, 2)
+        let photos = try photoPages.map { try String(contentsOfFile: out + "/photos/" + $0, encoding: .utf8) }.joined()
+        XCTAssertTrue(photos.contains("48.85840, 2.29450"), photos)
     }
 }
 
@@ -278,7 +282,7 @@ final class ThumbsFullDiskTests: XCTestCase {
             let result = try ShoeboxProcess.run(["gallery", "--library", library.root, "--out", out])
             XCTAssertEqual(result.status, 4, result.stderr)
             assertPlain(result.stderr)
-            XCTAssertTrue(result.stderr.contains("gallery: no space left on device writing \(out)/index.html; free some space")
+            XCTAssertTrue(result.stderr.contains("gallery: no space left on device writing \(out)/gallery.css; free some space")
                 || result.stderr.contains("gallery: no space left on device writing \(disk.path)/new"), result.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/index.html"))
         }

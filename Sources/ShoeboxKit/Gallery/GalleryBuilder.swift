@@ -1,36 +1,48 @@
-/// Groups the library's originals and their thumbnails into dated sections:
-/// newest day first, photos in capture order within a day, undated ones last.
+/// Pairs the library's originals with the thumbnails to show them by, in capture order.
 public enum GalleryBuilder {
     /// Formats in order of preference when an original has thumbnails in several.
     static let formatPreference = ["jpeg", "webp", "avif"]
 
+    /// The photos to show, oldest first (capture time, then path), undated ones last.
     /// Originals without a usable thumbnail (per `exists`) are left out. Without
     /// `allowMetadata`, thumbnails made with --keep-metadata (GPS inside) are not used.
-    public static func sections(
-        originals: [OriginalRecord], thumbnails: [ThumbnailRecord], allowMetadata: Bool, exists: (String) -> Bool
-    ) -> [GallerySection] {
+    /// `sources` are the fetched URLs of each original, by SHA-256.
+    public static func items(
+        originals: [OriginalRecord], thumbnails: [ThumbnailRecord], sources: [String: [String]] = [:],
+        allowMetadata: Bool, exists: (String) -> Bool
+    ) -> [GalleryItem] {
         let usable = thumbnails.filter {
             (allowMetadata || !ThumbnailOptions.keepsMetadata(settings: $0.settings)) && exists($0.path)
         }
         let bySHA = Dictionary(grouping: usable, by: \.originalSHA256)
-        var byDay: [String?: [GalleryItem]] = [:]
+        var dated: [(key: String, item: GalleryItem)] = [], undated: [GalleryItem] = []
         for original in originals {
             guard let chosen = choose(bySHA[original.sha256] ?? []) else { continue }
-            let item = GalleryItem(original: original, thumbnails: chosen, originalExists: exists(original.path))
-            byDay[GallerySection.day(of: original.takenAt), default: []].append(item)
+            var item = GalleryItem(original: original, thumbnails: chosen, originalExists: exists(original.path))
+            item.sources = (sources[original.sha256] ?? []).map(GalleryItem.shownSource)
+            if let day = GallerySection.day(of: original.takenAt) {
+                // The day in ISO form, then the time as written: one key sorts both spellings.
+                dated.append((day + String(original.takenAt!.dropFirst(10)), item))
+            } else {
+                undated.append(item)
+            }
         }
-        let days = byDay.keys.sorted { left, right in
-            switch (left, right) {
+        dated.sort { ($0.key, $0.item.original.path) < ($1.key, $1.item.original.path) }
+        undated.sort { $0.original.path < $1.original.path }
+        return dated.map(\.item) + undated
+    }
+
+    /// The photos grouped by day, newest day first, capture order within a day, undated last.
+    public static func sections(
+        originals: [OriginalRecord], thumbnails: [ThumbnailRecord], allowMetadata: Bool, exists: (String) -> Bool
+    ) -> [GallerySection] {
+        let all = items(originals: originals, thumbnails: thumbnails, allowMetadata: allowMetadata, exists: exists)
+        return GallerySection.byDay(all).sorted { left, right in
+            switch (left.day, right.day) {
             case let (l?, r?): return l > r
             case (.some, .none): return true
             default: return false
             }
-        }
-        return days.map { day in
-            let items = byDay[day]!.sorted {
-                ($0.original.takenAt ?? "", $0.original.path) < ($1.original.takenAt ?? "", $1.original.path)
-            }
-            return GallerySection(day: day, items: items)
         }
     }
 

@@ -7,11 +7,52 @@ public struct GalleryItem: Sendable, Equatable {
     public var thumbnails: [ThumbnailRecord]
     /// False when the original's file is missing: the page shows the thumbnail without a link.
     public var originalExists: Bool
+    /// The URLs the original was fetched from (as shown: without query, fragment or user).
+    public var sources: [String] = []
 
     public init(original: OriginalRecord, thumbnails: [ThumbnailRecord], originalExists: Bool = true) {
         self.original = original
         self.thumbnails = thumbnails
         self.originalExists = originalExists
+    }
+
+    /// The name of the photo's own page (photos/ID.html) and its anchor on its month's page:
+    /// the start of the original's SHA-256, so a link to it lasts as long as the photo does.
+    public var id: String { String(original.sha256.prefix(16)) }
+
+    /// Width over height of the picture as the thumbnails show it (upright).
+    public var aspect: Double {
+        guard let largest = thumbnails.last, largest.width > 0, largest.height > 0 else { return 1 }
+        return Double(largest.width) / Double(largest.height)
+    }
+
+    /// The aspect of the picture's cell in a row: panoramas and strips are kept within
+    /// 1:2 and 3:1 and shown whole inside it (a 25 x 256 strip would fill a screen).
+    public var cellAspect: Double { min(max(aspect, 0.5), 3) }
+
+    /// Why the capture date is not the camera's, when it is not: for the mark on the
+    /// picture ("server date") and the photo's page.
+    public var dateCaveat: (short: String, long: String)? {
+        guard original.takenAt != nil, let source = original.datedBy, source != .exif else { return nil }
+        switch source {
+        case .exif: return nil
+        case .lastModified: return ("server date", "from the server's Last-Modified header, not the camera")
+        case .fetchTime: return ("download date", "the day it was downloaded: the file names no capture time")
+        case .fileTime: return ("file date", "the file's modification time: the file names no capture time")
+        }
+    }
+
+    /// A URL as the gallery shows it: scheme, host and path only. A query string may carry a
+    /// signature or token (S3 presigned links, CDN tokens) that a page someone publishes must not.
+    public static func shownSource(_ url: String) -> String {
+        guard var parts = URLComponents(string: url) else {
+            return String(url.prefix { $0 != "?" && $0 != "#" })
+        }
+        parts.query = nil
+        parts.fragment = nil
+        parts.user = nil
+        parts.password = nil
+        return parts.string ?? String(url.prefix { $0 != "?" && $0 != "#" })
     }
 
     /// "Make Model", without repeating the make when the model starts with it or with

@@ -1,103 +1,110 @@
 import Foundation
 
-/// The static gallery page: plain HTML and inline CSS, no scripts, relative
-/// links only. Every value from the catalog is HTML-escaped and every path
-/// percent-encoded.
+/// One page of photos (a month, a sparse year, the undated ones, or a part of one): the days
+/// in capture order, each a set of justified rows, every picture at its own aspect ratio and
+/// never wider than its largest thumbnail. Plain HTML; `gallery.js` adds the photo view.
+/// Every value from the catalog is HTML-escaped and every path percent-encoded.
 public struct GalleryPage {
-    public var sections: [GallerySection]
-    /// Prefix leading from the page's folder to the library root ("../").
+    public var page: GalleryPlan.Page
+    /// Days of the whole period (all its parts), with the page name each is on.
+    public var periodDays: [(anchor: String, title: String, page: String)]
+    public var previous: GalleryPlan.Page?
+    public var next: GalleryPlan.Page?
+    /// From this page's folder (months/) to the library root: "../../", "../".
     public var libraryPrefix: String
     public var showGPS: Bool
-    public var title = "Shoebox gallery"
-    /// False when the originals are in an object store: thumbnails are shown without a link.
+    public var title: String
+    /// False when the originals are in an object store that the page cannot reach.
     public var linksOriginals = true
 
-    public init(sections: [GallerySection], libraryPrefix: String, showGPS: Bool) {
-        self.sections = sections
+    /// Row height in CSS pixels on wide screens and on phones (see `GalleryAssets.style`).
+    static let rowHeight = 200.0, phoneRowHeight = 120.0
+    /// How far a row may stretch its pictures past the row height to fill the width.
+    static let stretch = 1.6
+
+    public init(page: GalleryPlan.Page, periodDays: [(anchor: String, title: String, page: String)],
+                previous: GalleryPlan.Page?, next: GalleryPlan.Page?, libraryPrefix: String, showGPS: Bool, title: String) {
+        self.page = page
+        self.periodDays = periodDays
+        self.previous = previous
+        self.next = next
         self.libraryPrefix = libraryPrefix
         self.showGPS = showGPS
+        self.title = title
     }
 
-    public var imageCount: Int { sections.reduce(0) { $0 + $1.items.count } }
-
     public func html() -> String {
-        var page = """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="referrer" content="no-referrer">
-        <title>\(HTMLEscaping.escape(title))</title>
-        <style>
-        \(Self.style)
-        </style>
-        </head>
-        <body>
-        <header><h1>\(HTMLEscaping.escape(title))</h1><p>\(imageCount) photo\(imageCount == 1 ? "" : "s")</p></header>
-
-        """
-        for section in sections {
-            let id = section.day.map { "d" + $0 } ?? "undated"
-            page += "<section id=\"\(id)\">\n<h2>\(HTMLEscaping.escape(section.title))</h2>\n<div class=\"grid\">\n"
-            for item in section.items { page += figure(item) }
-            page += "</div>\n</section>\n"
+        var html = GalleryHTML.head(title: page.title + " · " + title, assets: "../")
+        html += "<header>\n<nav class=\"crumbs\" aria-label=\"Gallery\"><a href=\"../index.html\">"
+            + GalleryHTML.escape(title) + "</a> › " + GalleryHTML.escape(page.periodTitle) + "</nav>\n"
+        html += "<h1>\(GalleryHTML.escape(page.title))</h1>\n<p>\(GalleryHTML.count(page.photoCount, "photo"))</p>\n"
+        html += pager()
+        if periodDays.count > 1 {
+            html += "<nav class=\"days\" aria-label=\"Days\"><ul>"
+            for day in periodDays {
+                let href = (day.page == page.name ? "" : GalleryHTML.escape(RelativeLink.encode(day.page + ".html"))) + "#" + day.anchor
+                html += "<li><a href=\"\(href)\">\(GalleryHTML.escape(day.title))</a></li>"
+            }
+            html += "</ul></nav>\n"
         }
-        page += "</body>\n</html>\n"
-        return page
+        html += "</header>\n<main>\n"
+        for section in page.sections {
+            html += "<section id=\"\(section.anchor)\" aria-labelledby=\"h-\(section.anchor)\">\n"
+                + "<h2 id=\"h-\(section.anchor)\">\(GalleryHTML.escape(section.longTitle))</h2>\n<div class=\"rows\">\n"
+            for item in section.items { html += tile(item) }
+            html += "</div>\n</section>\n"
+        }
+        html += "</main>\n<footer>\(pager())</footer>\n"
+        html += "<script src=\"../gallery.js\" defer></script>\n</body>\n</html>\n"
+        return html
+    }
+
+    private func pager() -> String {
+        var links: [String] = []
+        if let previous {
+            links.append("<a rel=\"prev\" href=\"\(GalleryHTML.escape(RelativeLink.encode(previous.name + ".html")))\">← \(GalleryHTML.escape(previous.title))</a>")
+        }
+        links.append("<a rel=\"up\" href=\"../index.html\">All months</a>")
+        if let next {
+            links.append("<a rel=\"next\" href=\"\(GalleryHTML.escape(RelativeLink.encode(next.name + ".html")))\">\(GalleryHTML.escape(next.title)) →</a>")
+        }
+        return "<nav class=\"pager\" aria-label=\"Pages\">" + links.joined(separator: " ") + "</nav>\n"
     }
 
     private func link(_ path: String) -> String {
-        HTMLEscaping.escape(libraryPrefix + RelativeLink.encode(path))
+        GalleryHTML.escape(libraryPrefix + RelativeLink.encode(path))
     }
 
-    private func figure(_ item: GalleryItem) -> String {
-        guard let smallest = item.thumbnails.first else { return "" }
+    /// The widest a cell is drawn at on wide screens and on phones, in CSS pixels: the row
+    /// height times the cell's aspect, stretched at most `stretch` times, never past the
+    /// largest thumbnail's pixels.
+    static func maximumWidths(_ item: GalleryItem) -> (wide: Int, phone: Int) {
+        let largest = Double(item.thumbnails.last?.width ?? 1)
+        let wide = min(item.cellAspect * rowHeight * stretch, largest)
+        let phone = min(item.cellAspect * phoneRowHeight * stretch, largest)
+        return (Int(wide.rounded(.up)), Int(phone.rounded(.up)))
+    }
+
+    /// One picture in a row: a link to its page (gallery.js opens it in place), carrying what the
+    /// in-page view shows; the thumbnail sized by srcset/sizes to cover the cell at the screen's density.
+    private func tile(_ item: GalleryItem) -> String {
+        guard let smallest = item.thumbnails.first, let largest = item.thumbnails.last else { return "" }
         let srcset = item.thumbnails.map { "\(link($0.path)) \($0.width)w" }.joined(separator: ", ")
-        let name = (item.original.path as NSString).lastPathComponent
-        var caption: [String] = []
-        if let camera = item.camera { caption.append("<span class=\"camera\">\(HTMLEscaping.escape(camera))</span>") }
-        if let date = item.dateText { caption.append("<time>\(HTMLEscaping.escape(date))</time>") }
-        if showGPS, let latitude = item.original.gpsLatitude, let longitude = item.original.gpsLongitude,
-           latitude.isFinite, longitude.isFinite {
-            let text = String(format: "%.5f, %.5f", latitude, longitude)
-            caption.append("<span class=\"gps\">\(HTMLEscaping.escape(text))</span>")
+        let widths = Self.maximumWidths(item)
+        let aspect = PrintfText.double("%.4f", item.cellAspect)
+        var data = " data-full=\"\(link(largest.path))\" data-fw=\"\(largest.width)\" data-fh=\"\(largest.height)\""
+            + " data-info=\"\(GalleryHTML.escape(GalleryPhotoPage.summary(item, showGPS: showGPS)))\""
+        if item.originalExists && linksOriginals {
+            data += " data-original=\"\(link(item.original.path))\"" + (item.browserShowsOriginal ? "" : " data-download")
         }
-        if caption.isEmpty { caption.append("<span class=\"name\">\(HTMLEscaping.escape(name))</span>") }
-        let image = """
-        <img src="\(link(smallest.path))" srcset="\(srcset)" \
-        sizes="(max-width: 36rem) 45vw, 15rem" width="\(smallest.width)" height="\(smallest.height)" \
-        loading="lazy" decoding="async" alt="\(HTMLEscaping.escape(item.altText))">
-        """
-        // No link to an original whose file is missing (verify reports it): it would lead nowhere.
-        if !item.originalExists { caption.append("<span class=\"missing\">original missing</span>") }
-        let linkable = item.originalExists && linksOriginals
-        let linked: String
-        if linkable && !item.browserShowsOriginal, let largest = item.thumbnails.last {
-            // A browser would download a HEIC or TIFF: the picture opens the largest thumbnail,
-            // and the original is offered as the download it is.
-            linked = "<a href=\"\(link(largest.path))\">\(image)</a>"
-            let kind = HTMLEscaping.escape((item.original.path as NSString).pathExtension.uppercased())
-            caption.append("<a class=\"original\" href=\"\(link(item.original.path))\" download>original\(kind.isEmpty ? "" : " (" + kind + ")")</a>")
-        } else {
-            linked = linkable ? "<a href=\"\(link(item.original.path))\">\(image)</a>" : image
+        var html = "<a class=\"ph\" id=\"p\(item.id)\" href=\"../photos/\(item.id).html\" style=\"--a:\(aspect);--w:\(largest.width)px\"\(data)>"
+            + "<img src=\"\(link(smallest.path))\" srcset=\"\(srcset)\" sizes=\"(max-width: 40rem) \(widths.phone)px, \(widths.wide)px\""
+            + " width=\"\(smallest.width)\" height=\"\(smallest.height)\" loading=\"lazy\" decoding=\"async\""
+            + " alt=\"\(GalleryHTML.escape(item.altText))\">"
+        if let caveat = item.dateCaveat {
+            html += "<span class=\"est\" title=\"Dated \(GalleryHTML.escape(caveat.long))\">\(caveat.short)</span>"
         }
-        return """
-        <figure>\(linked)
-        <figcaption>\(caption.joined(separator: " · "))</figcaption></figure>
-
-        """
+        if !item.originalExists { html += "<span class=\"est missing\">original missing</span>" }
+        return html + "</a>\n"
     }
-
-    static let style = """
-    body{margin:0;padding:1rem;font:14px/1.4 system-ui,sans-serif;background:#f4f4f2;color:#222}
-    header h1{font-size:1.4rem;margin:0}header p{margin:.2rem 0 1rem;color:#555}
-    h2{font-size:1.1rem;margin:1.5rem 0 .5rem;border-bottom:1px solid #ccc}
-    .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:.75rem;align-items:start}
-    figure{margin:0;background:#fff;padding:.4rem;border:1px solid #ddd}
-    figure a{display:block}
-    img{display:block;width:100%;height:auto;object-fit:contain}
-    figcaption{margin-top:.3rem;color:#444;font-size:.85rem;overflow-wrap:anywhere}
-    @media (max-width:36rem){.grid{grid-template-columns:repeat(2,1fr)}}
-    """
 }

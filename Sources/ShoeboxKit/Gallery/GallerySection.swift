@@ -13,6 +13,29 @@ public struct GallerySection: Sendable, Equatable {
 
     public var title: String { day ?? "Undated" }
 
+    /// The anchor of the day's section on its page ("d2024-05-01", "undated").
+    public var anchor: String { day.map { "d" + $0 } ?? "undated" }
+
+    /// "Wednesday 1 May 2024".
+    public var longTitle: String {
+        guard let day, let date = GalleryCalendar.date(day) else { return title }
+        return "\(GalleryCalendar.weekday(date)) \(date.day) \(GalleryCalendar.monthName(date.month)) \(date.year)"
+    }
+
+    /// Consecutive items of one day each, in the order given.
+    static func byDay(_ items: [GalleryItem]) -> [GallerySection] {
+        var sections: [GallerySection] = []
+        for item in items {
+            let day = day(of: item.original.takenAt)
+            if let last = sections.last, last.day == day {
+                sections[sections.count - 1].items.append(item)
+            } else {
+                sections.append(GallerySection(day: day, items: [item]))
+            }
+        }
+        return sections
+    }
+
     /// The day of an EXIF-style date "YYYY:MM:DD HH:MM:SS" (or ISO "YYYY-MM-DD…").
     public static func day(of takenAt: String?) -> String? {
         guard let takenAt, takenAt.count >= 10 else { return nil }

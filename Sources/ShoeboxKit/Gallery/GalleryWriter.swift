@@ -12,14 +12,27 @@ public struct GalleryWriter {
     /// case the thumbnails it shows are copied beside it.
     public var bucket: S3OriginalStore?
 
+    /// The gallery's name, in every page's title and heading.
+    public var title = "Shoebox gallery"
+
     public struct Result: Sendable, Equatable {
-        /// Absolute path of the page written.
+        /// The front page written (a path, or the s3:// location in a bucket).
         public var page: String
         public var images: Int
-        /// Originals left out because they have no thumbnail yet.
+        /// Originals left out because they have no thumbnail yet (thumbs can make them).
         public var withoutThumbnails: Int
+        /// Raw originals left out: thumbs cannot read raw files yet, so the hint to run it would not help.
+        public var rawWithoutThumbnails: Int = 0
         /// Originals shown (by their thumbnails) whose own file is missing.
         public var missingOriginals: Int = 0
+        /// Pages of photos (months, sparse years, parts) and photo pages made.
+        public var pages: Int = 0
+        public var photoPages: Int = 0
+        /// Files written or replaced this run (unchanged ones are left alone), and old ones removed.
+        public var filesWritten: Int = 0
+        public var filesRemoved: Int = 0
+        /// Photos on the map (--gps).
+        public var mapPhotos: Int = 0
     }
 
     /// The gallery of `library`, from `catalog`.
@@ -69,76 +82,93 @@ public struct GalleryWriter {
         if let bucket { return try write(from: bucket, to: folder, showGPS: showGPS) }
         let output = folder ?? Self.defaultFolder(libraryRoot: libraryRoot)
         try refuseLibraryFolders(output)
-        let originals = try catalog.allOriginals()
         let root = libraryRoot
         let linksOriginals = linksOriginals
-        let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails(), allowMetadata: showGPS) {
+        let (items, originals) = try shownItems(showGPS: showGPS) {
             // Originals in a bucket are there by the catalog's word (verify checks them).
             (!linksOriginals && LibraryLayout.isPlainOriginalPath($0)) || FileManager.default.fileExists(atPath: root + "/" + $0)
         }
+        let site = GallerySite(items: items, libraryPrefix: RelativeLink.prefix(from: output, to: libraryRoot),
+                               showGPS: showGPS, title: title, linksOriginals: linksOriginals)
         do {
-            try AtomicFileWriter.createFolders(output)
+            let files = try GalleryFolderOutput(root: output)
+            let counts = try site.generate(files.write)
+            var result = summary(items: items, originals: originals, counts: counts, page: output + "/index.html")
+            result.filesWritten = files.written
+            result.filesRemoved = files.removeLeftovers()
+            return result
         } catch let error as POSIXFileError {
             throw GalleryError.writing(error)
         }
-        var page = GalleryPage(sections: sections, libraryPrefix: RelativeLink.prefix(from: output, to: libraryRoot),
-                               showGPS: showGPS)
-        page.linksOriginals = linksOriginals
-        let path = output + "/index.html"
-        do {
-            try AtomicFileWriter.write(Array(page.html().utf8), to: path, temporaryPrefix: ".index.html.tmp-")
-        } catch let error as POSIXFileError {
-            throw GalleryError.writing(error)
-        }
-        let missing = sections.flatMap(\.items).filter { !$0.originalExists }.count
-        return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount,
-                      missingOriginals: missing)
     }
 
-    /// The page of a library whose originals and thumbnails are in `bucket`. Into the bucket,
-    /// at PREFIX/gallery/index.html with links relative to it (thumbnails and originals are
-    /// its neighbours there, so it works wherever the bucket is served from); or into the local
-    /// `folder`, with the thumbnails it shows copied to folder/thumbnails/ and the originals unlinked.
+    /// The photos the gallery shows (those with a usable thumbnail), and all originals.
+    private func shownItems(showGPS: Bool, exists: (String) -> Bool) throws -> ([GalleryItem], [OriginalRecord]) {
+        let originals = try catalog.allOriginals()
+        var sources: [String: [String]] = [:]
+        for source in try catalog.allSources() {
+            if let sha256 = source.sha256 { sources[sha256, default: []].append(source.url) }
+        }
+        let items = GalleryBuilder.items(originals: originals, thumbnails: try catalog.allThumbnails(), sources: sources,
+                                         allowMetadata: showGPS, exists: exists)
+        return (items, originals)
+    }
+
+    private func summary(items: [GalleryItem], originals: [OriginalRecord], counts: GallerySite.Counts, page: String) -> Result {
+        let shown = Set(items.map(\.original.sha256))
+        let left = originals.filter { !shown.contains($0.sha256) }
+        let rawTypes = Set(ImageFormat.allCases.filter(\.isRaw).map(\.mimeType))
+        let raw = left.filter { rawTypes.contains($0.contentType.lowercased()) }.count
+        return Result(page: page, images: items.count, withoutThumbnails: left.count - raw, rawWithoutThumbnails: raw,
+                      missingOriginals: items.filter { !$0.originalExists }.count, pages: counts.pages,
+                      photoPages: counts.photoPages, mapPhotos: counts.mapPhotos)
+    }
+
+    /// The gallery of a library whose originals and thumbnails are in `bucket`. Into the bucket,
+    /// at PREFIX/gallery/ with links relative to it (thumbnails and originals are its neighbours
+    /// there, so it works wherever the bucket is served from); or into the local `folder`, with
+    /// the thumbnails it shows copied to folder/thumbnails/ and the originals unlinked.
     private func write(from bucket: S3OriginalStore, to folder: String?, showGPS: Bool) throws -> Result {
         let listed = try bucket.sizes(under: ThumbnailLayout.folder)
-        let originals = try catalog.allOriginals()
-        let sections = GalleryBuilder.sections(originals: originals, thumbnails: try catalog.allThumbnails(), allowMetadata: showGPS) {
+        let (items, originals) = try shownItems(showGPS: showGPS) {
             // Originals are there by the catalog's word (verify checks them); thumbnails by the listing.
             $0.hasPrefix(ThumbnailLayout.folder + "/") ? listed[$0] != nil : LibraryLayout.isPlainOriginalPath($0)
         }
-        let shown = sections.flatMap(\.items)
-        let path: String
-        var page: GalleryPage
         if let folder {
             try refuseLibraryFolders(folder)
-            page = GalleryPage(sections: sections, libraryPrefix: "", showGPS: showGPS)
-            page.linksOriginals = false
-            path = folder + "/index.html"
+            let site = GallerySite(items: items, libraryPrefix: "", showGPS: showGPS, title: title, linksOriginals: false)
             do {
-                try AtomicFileWriter.createFolders(folder)
-                for thumbnail in shown.flatMap(\.thumbnails) {
-                    try copy(thumbnail.path, from: bucket, to: folder + "/" + thumbnail.path)
+                let files = try GalleryFolderOutput(root: folder)
+                for thumbnail in items.flatMap(\.thumbnails) {
+                    let file = folder + "/" + thumbnail.path
+                    if let size = try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64, size == thumbnail.bytes { continue }
+                    try copy(thumbnail.path, from: bucket, to: file)
                 }
-                try AtomicFileWriter.write(Array(page.html().utf8), to: path, temporaryPrefix: ".index.html.tmp-")
+                let counts = try site.generate(files.write)
+                var result = summary(items: items, originals: originals, counts: counts, page: folder + "/index.html")
+                result.filesWritten = files.written
+                result.filesRemoved = files.removeLeftovers()
+                return result
             } catch let error as POSIXFileError {
                 throw GalleryError.writing(error)
-            }
-        } else {
-            page = GalleryPage(sections: sections, libraryPrefix: "../", showGPS: showGPS)
-            let key = Self.bucketPage
-            path = bucket.location(of: key)
-            let scratch = NSTemporaryDirectory() + "/shoebox-gallery-\(UUID().uuidString).html"
-            defer { unlink(scratch) }
-            do {
-                try AtomicFileWriter.write(Array(page.html().utf8), to: scratch, temporaryPrefix: ".shoebox-gallery-tmp-")
-                try bucket.putDerived(file: scratch, at: key, contentType: "text/html; charset=utf-8")
-            } catch let error as POSIXFileError {
-                throw GalleryError.writing(error)
-            } catch {
-                throw GalleryError.cannotWrite(path: path, reason: "\(error)")
             }
         }
-        return Result(page: path, images: page.imageCount, withoutThumbnails: originals.count - page.imageCount)
+        let site = GallerySite(items: items, libraryPrefix: "../", showGPS: showGPS, title: title, linksOriginals: true)
+        let page = bucket.location(of: Self.bucketPage)
+        do {
+            let files = try GalleryBucketOutput(store: bucket)
+            let counts = try site.generate(files.write)
+            var result = summary(items: items, originals: originals, counts: counts, page: page)
+            result.filesWritten = files.written
+            result.filesRemoved = try files.finish()
+            return result
+        } catch let error as POSIXFileError {
+            throw GalleryError.writing(error)
+        } catch let error as GalleryError {
+            throw error
+        } catch {
+            throw GalleryError.cannotWrite(path: page, reason: "\(error)")
+        }
     }
 
     /// Where the page of a bucket's gallery goes, relative to the library (the store's prefix).

@@ -46,7 +46,7 @@ enum HeadlessChromium {
         });
       }
       window.addEventListener('load', function () {
-        var images = Array.prototype.slice.call(document.images);
+        var images = Array.prototype.slice.call(document.querySelectorAll('img[src]'));
         images.forEach(function (img) { img.loading = 'eager'; });
         Promise.all(images.map(settle)).then(function () {
           var loaded = images.filter(function (img) { return img.complete && img.naturalWidth > 0; }).length;
@@ -76,10 +76,39 @@ enum HeadlessChromium {
     </script>
     """
 
+    /// Loads a copy of `page` (beside it, so its relative links hold) with `script` added at the
+    /// end of <body>; the script stores its answer with `done(value)`, which the DOM dump carries
+    /// back as JSON. `arguments` adds Chromium options (a device scale factor).
+    static func evaluate(_ page: String, script: String, windowSize: String = "1280,2000",
+                         arguments: [String] = []) throws -> Any {
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let probe = (page as NSString).deletingLastPathComponent + "/probe-\(UUID().uuidString).html"
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        let wrapped = """
+        <script>
+        function done(value) { document.body.setAttribute('data-result', JSON.stringify(value)); }
+        window.addEventListener('error', function (e) { done({error: String(e.message) + ' line ' + e.lineno}); });
+        \(script)
+        </script>
+        """
+        try html.replacingOccurrences(of: "</body>", with: wrapped + "</body>").write(toFile: probe, atomically: true, encoding: .utf8)
+        let dom = try run(arguments + ["--dump-dom"], page: probe, windowSize: windowSize)
+        guard let start = dom.range(of: "data-result=\""),
+              let end = dom[start.upperBound...].firstIndex(of: "\"") else {
+            throw NSError(domain: "HeadlessChromium", code: 1,
+                          userInfo: [NSLocalizedDescriptionKey: "no result from the page's script: \(dom.suffix(2000))"])
+        }
+        let json = String(dom[start.upperBound..<end]).replacingOccurrences(of: "&quot;", with: "\"")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+        return try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
+    }
+
     /// Screenshots `page` as a browser shows it (lazy loading untouched) and
     /// returns the PNG's path.
-    static func screenshot(_ page: String, to png: String, windowSize: String = "1280,2000") throws -> String {
-        _ = try run(["--screenshot=\(png)"], page: page, windowSize: windowSize)
+    static func screenshot(_ page: String, to png: String, windowSize: String = "1280,2000",
+                           arguments: [String] = []) throws -> String {
+        _ = try run(arguments + ["--screenshot=\(png)"], page: page, windowSize: windowSize)
         return png
     }
 
