@@ -44,8 +44,7 @@ def fitted(shape, box):
 def build(shoebox, folder, rows, seed):
     os.makedirs(f"{folder}/originals")
     subprocess.run([shoebox, "reindex", "--library", folder], check=True, stdout=subprocess.DEVNULL)
-    seed_file = f"{folder}/.seed.jpg"
-    subprocess.run(["/usr/bin/convert", "-size", "64x48", "xc:#4a7", seed_file], check=True)
+    seeds = []  # a file has at most 65,000 links on ext4: a new seed every 60,000
     rng = random.Random(seed)
     db = sqlite3.connect(f"{folder}/catalog.sqlite")
     db.execute("PRAGMA synchronous=OFF")
@@ -56,7 +55,12 @@ def build(shoebox, folder, rows, seed):
         if parent not in made_folders:
             os.makedirs(parent, exist_ok=True)
             made_folders.add(parent)
-        os.link(seed_file, f"{folder}/{path}")
+        if not seeds or seeds[-1][1] >= 60_000:
+            seed = f"{folder}/.seed-{len(seeds)}.jpg"
+            subprocess.run(["/usr/bin/convert", "-size", "64x48", "xc:#4a7", seed], check=True)
+            seeds.append([seed, 0])
+        os.link(seeds[-1][0], f"{folder}/{path}")
+        seeds[-1][1] += 1
 
     batch = 20_000
     for first in range(0, rows, batch):

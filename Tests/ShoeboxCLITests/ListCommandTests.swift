@@ -40,7 +40,7 @@ final class ListCommandTests: XCTestCase {
     static let records: [OriginalRecord] = [
         OriginalRecord(sha256: hash(1), path: "originals/1965/03/04/old.jpg", bytes: 300, contentType: "image/jpeg", width: 640,
                        height: 480, takenAt: "1965:03:04 10:00:00", datedBy: .exif, make: "Canon", model: "Canon EOS R5",
-                       lens: "RF24-105mm F4 L IS USM", gpsLatitude: 0, gpsLongitude: 0, gpsAltitude: nil, orientation: 1, addedAt: "2026-12-01T10:00:00Z"),
+                       lens: "RF24-105mm F4 L IS USM", exposure: "t=0.004 f=4 iso=200", gpsLatitude: 0, gpsLongitude: 0, gpsAltitude: nil, orientation: 1, addedAt: "2026-12-01T10:00:00Z"),
         OriginalRecord(sha256: hash(2), path: "originals/undated/x.png", bytes: 200, contentType: "image/png",
                        addedAt: "2026-12-02T10:00:00Z"),
         OriginalRecord(sha256: hash(3), path: "originals/2024/05/01/two\nlines.jpg", bytes: 3_000_000, contentType: "image/jpeg",
@@ -125,6 +125,12 @@ final class ListCommandTests: XCTestCase {
         XCTAssertEqual(objects[1]["lens"] as? String, "RF24-105mm F4 L IS USM")
         XCTAssertTrue(objects[0]["lens"] is NSNull, "no lens named is null")
         XCTAssertTrue(objects[2]["lens"] is NSNull, "a lens not known is null")
+        let exposure = try XCTUnwrap(objects[1]["exposure"] as? [String: Any])
+        XCTAssertEqual(exposure["exposure_time"] as? Double, 0.004)
+        XCTAssertEqual(exposure["f_number"] as? Double, 4)
+        XCTAssertEqual(exposure["iso"] as? Int, 200)
+        XCTAssertTrue(exposure["focal_length"] is NSNull, "not named")
+        XCTAssertTrue(objects[0]["exposure"] is NSNull, "not known")
     }
 
     func testEveryJSONKeyIsInTheManual() throws {
@@ -132,7 +138,7 @@ final class ListCommandTests: XCTestCase {
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let manual = try XCTUnwrap(try ManualPage(path: ManualTool.path("man/shoebox.1")).options(of: "list").first { $0.long == "json" }).text
         let words = Set(manual.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init))
-        XCTAssertEqual(object.count, 14)
+        XCTAssertEqual(object.count, 15)
         for key in object.keys.sorted() {
             XCTAssertTrue(words.contains(key), "list --json key '\(key)' is not in the manual's --json entry: \(manual)")
         }

@@ -69,13 +69,14 @@ final class ReindexAfterFetchTests: XCTestCase {
             let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
             try raw.execute("DROP INDEX originals_lens_unknown")
             try raw.execute("ALTER TABLE originals DROP COLUMN lens")
+            try raw.execute("ALTER TABLE originals DROP COLUMN exposure")
             try raw.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
             raw.close()
         }
         let journal = library + "/journal.jsonl"
         let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").map { line -> String in
             func strip(_ value: Any) -> Any {
-                if let object = value as? [String: Any] { return object.filter { $0.key != "lens" }.mapValues(strip) }
+                if let object = value as? [String: Any] { return object.filter { $0.key != "lens" && $0.key != "exposure" }.mapValues(strip) }
                 if let array = value as? [Any] { return array.map(strip) }
                 return value
             }
@@ -99,6 +100,7 @@ final class ReindexAfterFetchTests: XCTestCase {
         let catalog = try SQLiteCatalog(path: catalogPath, readOnly: true)
         XCTAssertEqual(try catalog.allOriginals().map(\.lens).sorted { ($0 ?? "-") < ($1 ?? "-") }, ["", "EF70-200mm f/2.8L IS III USM"],
                        "no lens in the file: known, empty")
+        XCTAssertEqual(try catalog.allOriginals().compactMap(\.exposure).count, 2, "exposures read from the files too")
         catalog.close()
         XCTAssertEqual(try ShoeboxProcess.run(["verify", "--library", library]).status, 0)
     }

@@ -55,10 +55,19 @@ enum OriginalRecordJSON {
         }
 
         /// The keys of fetch's `metadata` object, sorted; `gps` is null unless both latitude and
-        /// longitude are known; `lens` is null when none is named or it is not known. `middle`
+        /// longitude are known; `exposure` (seconds, f-number, millimetres, ISO) and `lens` are null
+        /// when none is named or it is not known. `middle`
         /// writes the caller's keys that sort between `orientation` and `taken_at`.
         mutating func metadata(_ original: OriginalRecord, _ middle: (inout Writer) -> Void = { _ in }) {
             member("dated_by", text(original.datedBy?.rawValue))
+            var exposure = "null"
+            if let values = original.exposureValues {
+                exposure = "{\"exposure_time\":" + (values.time.map(JSONText.number) ?? "null")
+                    + ",\"f_number\":" + (values.fNumber.map(JSONText.number) ?? "null")
+                    + ",\"focal_length\":" + (values.focalLength.map(JSONText.number) ?? "null")
+                    + ",\"iso\":" + (values.iso.map(String.init) ?? "null") + "}"
+            }
+            member("exposure", exposure)
             var gps = "null"
             if let latitude = original.gpsLatitude, let longitude = original.gpsLongitude {
                 gps = "{\"altitude\":" + (original.gpsAltitude.map(JSONText.number) ?? "null") + ",\"latitude\":" + JSONText.number(latitude)

@@ -24,9 +24,9 @@ public protocol Catalog: AnyObject {
     func hasOriginal(pathIgnoringCase path: String) throws -> Bool
     /// Inserts a new original; fails if its sha256 or path is already recorded.
     func insertOriginal(_ record: OriginalRecord) throws
-    /// Records the lens of an original whose lens is not known (catalogued before lenses
-    /// were); a known lens is left as it is.
-    func recordLens(_ lens: String, sha256: String) throws
+    /// Records the lens and exposure of an original whose lens or exposure is not known
+    /// (catalogued before they were); a known value is left as it is.
+    func recordMetadata(lens: String, exposure: String, sha256: String) throws
     /// Inserts `record` unless an original with its sha256 is recorded; false when one is
     /// (then nothing changes). Atomic: two writers inserting the same content get one row.
     func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool

@@ -105,7 +105,7 @@
 /// The same tables in PostgreSQL (`PostgresCatalog`): `PostgresCatalogSchema`.
 enum CatalogSchema {
     /// The version this build writes and understands.
-    static let version = 5
+    static let version = 6
 
     /// The statements that bring a catalog of version `key - 1` to version `key`.
     static let upgrades: [Int: [String]] = [
@@ -114,6 +114,7 @@ enum CatalogSchema {
         3: ["ALTER TABLE originals ADD COLUMN folded_path TEXT", "DROP INDEX IF EXISTS originals_path_nocase"],
         4: [sourceVersionsTable, sourceVersionsIndex, fillSourceVersions],
         5: ["ALTER TABLE originals ADD COLUMN lens TEXT", lensUnknownIndex],
+        6: ["ALTER TABLE originals ADD COLUMN exposure TEXT"],
     ]
     /// The originals whose lens is not known (catalogued before version 5), found without a
     /// table scan: `list --lens` says how many it could not judge.
@@ -183,7 +184,8 @@ enum CatalogSchema {
             added_at TEXT NOT NULL,
             dated_by TEXT,
             folded_path TEXT,
-            lens TEXT
+            lens TEXT,
+            exposure TEXT
         )
         """,
         """
@@ -222,12 +224,13 @@ enum CatalogSchema {
 
     static let originalColumns =
         "sha256, path, bytes, content_type, width, height, taken_at, make, model, "
-        + "gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by, lens"
+        + "gps_latitude, gps_longitude, gps_altitude, orientation, added_at, dated_by, lens, exposure"
     /// The columns of `originalColumns` a catalog of `version` lacks (a reader reads NULL instead).
     static func originalColumnsMissing(inVersion version: Int) -> Set<String> {
         var missing: Set<String> = []
         if version < 2 { missing.insert("dated_by") }
         if version < 5 { missing.insert("lens") }
+        if version < 6 { missing.insert("exposure") }
         return missing
     }
     /// `originalColumns` for reading a catalog of `version`: NULL for each column it lacks.

@@ -20,6 +20,9 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
     /// The lens the file names (EXIF LensModel, trimmed); "" when it names none; nil when
     /// not known: catalogued before schema 5 recorded lenses (`shoebox reindex` reads them).
     public var lens: String?
+    /// The exposure the file names (`Exposure.catalogText`); "" when it names none; nil when
+    /// not known: catalogued before schema 6 recorded exposures (`shoebox reindex` reads them).
+    public var exposure: String?
     public var gpsLatitude: Double?
     public var gpsLongitude: Double?
     public var gpsAltitude: Double?
@@ -30,7 +33,7 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
     public init(
         sha256: String, path: String, bytes: Int64, contentType: String,
         width: Int? = nil, height: Int? = nil, takenAt: String? = nil, datedBy: CaptureDateSource? = nil,
-        make: String? = nil, model: String? = nil, lens: String? = nil,
+        make: String? = nil, model: String? = nil, lens: String? = nil, exposure: String? = nil,
         gpsLatitude: Double? = nil, gpsLongitude: Double? = nil, gpsAltitude: Double? = nil,
         orientation: Int? = nil, addedAt: String
     ) {
@@ -45,6 +48,7 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
         self.make = make
         self.model = model
         self.lens = lens
+        self.exposure = exposure
         self.gpsLatitude = gpsLatitude
         self.gpsLongitude = gpsLongitude
         self.gpsAltitude = gpsAltitude
@@ -56,6 +60,15 @@ public struct OriginalRecord: Sendable, Equatable, Codable {
 extension OriginalRecord {
     /// The `lens` value of an original whose metadata is `metadata`: "" (known, none) when
     /// the file names no lens or has no readable metadata.
+    public static func exposure(of metadata: PhotoMetadata?) -> String { Exposure(metadata).catalogText }
+
+    /// The exposure recorded, when one is known and not empty.
+    public var exposureValues: Exposure? {
+        guard let exposure, !exposure.isEmpty else { return nil }
+        let values = Exposure(catalogText: exposure)
+        return values.isEmpty ? nil : values
+    }
+
     public static func lens(of metadata: PhotoMetadata?) -> String {
         metadata?.lensModel?.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{0}"))) ?? ""
     }

@@ -243,8 +243,8 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
     }
 
     /// One round trip: the rows inserted as one array per column.
-    public func recordLens(_ lens: String, sha256: String) throws {
-        try call { try connection.run(PostgresCatalogSchema.recordLens, [.text(lens), .text(sha256)]) }
+    public func recordMetadata(lens: String, exposure: String, sha256: String) throws {
+        try call { try connection.run(PostgresCatalogSchema.recordMetadata, [.text(lens), .text(exposure), .text(sha256)]) }
     }
 
     public func insertOriginalsIfAbsent(_ records: [OriginalRecord]) throws -> Set<String> {
@@ -446,7 +446,7 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
             .of(record.width), .of(record.height), .of(record.takenAt), .of(record.make), .of(record.model),
             .of(record.gpsLatitude), .of(record.gpsLongitude), .of(record.gpsAltitude),
             .of(record.orientation), .text(record.addedAt), .of(record.datedBy?.rawValue), .of(record.lens),
-            .text(CaseFoldedPath.fold(record.path)),
+            .of(record.exposure), .text(CaseFoldedPath.fold(record.path)),
         ]
     }
 
@@ -455,7 +455,7 @@ public final class PostgresCatalog: Catalog, @unchecked Sendable {
             sha256: row.string(0) ?? "", path: row.string(1) ?? "", bytes: row.int64(2) ?? 0,
             contentType: row.string(3) ?? "", width: row.int(4), height: row.int(5), takenAt: row.string(6),
             datedBy: row.string(14).flatMap(CaptureDateSource.init(rawValue:)),
-            make: row.string(7), model: row.string(8), lens: row.string(15), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
+            make: row.string(7), model: row.string(8), lens: row.string(15), exposure: row.string(16), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
             gpsAltitude: row.double(11), orientation: row.int(12), addedAt: row.string(13) ?? "")
     }
 

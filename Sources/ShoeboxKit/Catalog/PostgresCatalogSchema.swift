@@ -43,7 +43,8 @@ enum PostgresCatalogSchema {
             added_at TEXT NOT NULL,
             dated_by TEXT,
             folded_path TEXT COLLATE "C" NOT NULL,
-            lens TEXT
+            lens TEXT,
+            exposure TEXT
         )
         """,
         "CREATE UNIQUE INDEX IF NOT EXISTS originals_folded_path ON originals (folded_path)",
@@ -100,6 +101,7 @@ enum PostgresCatalogSchema {
     static let upgrades: [Int: [String]] = [
         4: [sourceVersionsTable, sourceVersionsIndex, fillSourceVersions],
         5: ["ALTER TABLE originals ADD COLUMN IF NOT EXISTS lens TEXT", lensUnknownIndex],
+        6: ["ALTER TABLE originals ADD COLUMN IF NOT EXISTS exposure TEXT"],
     ]
 
     /// The indexes `shoebox list` relies on (`OriginalQuerySQL`): text in byte order, as the
@@ -121,7 +123,7 @@ enum PostgresCatalogSchema {
     static let hasMetaTable = "SELECT to_regclass('meta') IS NOT NULL"
 
     // Originals: parameters in `CatalogSchema.originalColumns` order, then folded_path.
-    static let originalValues = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17"
+    static let originalValues = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18"
     static let insertOriginal =
         "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (\(originalValues))"
     static let insertOriginalIfAbsent =
@@ -135,7 +137,7 @@ enum PostgresCatalogSchema {
         "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) SELECT * FROM unnest("
         + "$1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], "
         + "$9::text[], $10::float8[], $11::float8[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[], "
-        + "$17::text[]) "
+        + "$17::text[], $18::text[]) "
         + "AS r (k) ORDER BY k COLLATE \"C\" ON CONFLICT (sha256) DO NOTHING RETURNING sha256"
     static let originalsBySHAs = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = ANY($1::text[])"
     static let originalBySHA = "SELECT \(CatalogSchema.originalColumns) FROM originals WHERE sha256 = $1"
@@ -147,7 +149,8 @@ enum PostgresCatalogSchema {
         "SELECT \(CatalogSchema.originalColumns) FROM originals ORDER BY path COLLATE \"C\" LIMIT $1"
     static let allOriginals = "SELECT \(CatalogSchema.originalColumns) FROM originals ORDER BY path COLLATE \"C\""
     static let countOriginals = "SELECT count(*) FROM originals"
-    static let recordLens = "UPDATE originals SET lens = $1 WHERE sha256 = $2 AND lens IS NULL"
+    static let recordMetadata = "UPDATE originals SET lens = coalesce(lens, $1), exposure = coalesce(exposure, $2) "
+        + "WHERE sha256 = $3 AND (lens IS NULL OR exposure IS NULL)"
 
     // Path reservations.
     static let reservePath =

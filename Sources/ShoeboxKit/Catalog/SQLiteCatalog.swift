@@ -299,19 +299,22 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     public func insertOriginal(_ record: OriginalRecord) throws {
         try locked {
             try connection.run(
-                "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO originals (\(CatalogSchema.originalColumns), folded_path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     .text(record.sha256), .text(record.path), .integer(record.bytes), .text(record.contentType),
                     .of(record.width), .of(record.height), .of(record.takenAt), .of(record.make), .of(record.model),
                     .of(record.gpsLatitude), .of(record.gpsLongitude), .of(record.gpsAltitude),
                     .of(record.orientation), .text(record.addedAt), .of(record.datedBy?.rawValue), .of(record.lens),
-                    .text(CaseFoldedPath.fold(record.path)),
+                    .of(record.exposure), .text(CaseFoldedPath.fold(record.path)),
                 ])
         }
     }
 
-    public func recordLens(_ lens: String, sha256: String) throws {
-        try locked { try connection.run("UPDATE originals SET lens = ? WHERE sha256 = ? AND lens IS NULL", [.text(lens), .text(sha256)]) }
+    public func recordMetadata(lens: String, exposure: String, sha256: String) throws {
+        try locked {
+            try connection.run("UPDATE originals SET lens = coalesce(lens, ?), exposure = coalesce(exposure, ?) "
+                               + "WHERE sha256 = ? AND (lens IS NULL OR exposure IS NULL)", [.text(lens), .text(exposure), .text(sha256)])
+        }
     }
 
     public func reservePath(_ path: String, for sha256: String) throws -> Bool {
@@ -400,7 +403,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
             sha256: row.string(0) ?? "", path: row.string(1) ?? "", bytes: row.int64(2) ?? 0,
             contentType: row.string(3) ?? "", width: row.int(4), height: row.int(5), takenAt: row.string(6),
             datedBy: row.string(14).flatMap(CaptureDateSource.init(rawValue:)),
-            make: row.string(7), model: row.string(8), lens: row.string(15), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
+            make: row.string(7), model: row.string(8), lens: row.string(15), exposure: row.string(16), gpsLatitude: row.double(9), gpsLongitude: row.double(10),
             gpsAltitude: row.double(11), orientation: row.int(12), addedAt: row.string(13) ?? "")
     }
 

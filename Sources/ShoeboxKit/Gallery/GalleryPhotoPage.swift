@@ -1,7 +1,7 @@
 import Foundation
 
 /// The page of one photo (photos/ID.html): the picture as large as its largest thumbnail,
-/// what is known of it (camera, lens, capture date and where the date came from, size, place
+/// what is known of it (camera, lens, exposure, capture date and where the date came from, size, place
 /// with --gps), its original and the URLs it came from; links to the photos before and after
 /// it, and back to its month. Works without scripts; with gallery.js, ←, → and Esc follow them.
 public struct GalleryPhotoPage {
@@ -29,12 +29,14 @@ public struct GalleryPhotoPage {
         self.title = title
     }
 
-    /// One line of what is known: "Canon EOS R5 · RF24-105mm F4 L IS USM · 2024-05-01 10:20",
+    /// One line of what is known: "Canon EOS R5 · RF24-105mm F4 L IS USM · 1/250 s · f/8 · ISO 100 ·
+    /// 35 mm · 2024-05-01 10:20",
     /// the date's source when it is not the camera, the position with --gps.
     static func summary(_ item: GalleryItem, showGPS: Bool) -> String {
         var parts: [String] = []
         if let camera = item.camera { parts.append(camera) }
         if let lens = item.original.lens?.nonEmpty { parts.append(lens) }
+        if let exposure = item.original.exposureValues?.text { parts.append(exposure) }
         if let date = item.dateText {
             parts.append(item.dateCaveat.map { "\(date) (\($0.short))" } ?? date)
         }
@@ -78,6 +80,9 @@ public struct GalleryPhotoPage {
         }
         if let camera = item.camera { html += "<dt>Camera</dt><dd>\(GalleryHTML.escape(camera))</dd>\n" }
         if let lens = item.original.lens?.nonEmpty { html += "<dt>Lens</dt><dd>\(GalleryHTML.escape(lens))</dd>\n" }
+        if let exposure = item.original.exposureValues?.text {
+            html += "<dt>Exposure</dt><dd>\(GalleryHTML.escape(exposure))</dd>\n"
+        }
         var size = ByteSize.format(item.original.bytes)
         if let width = item.original.width, let height = item.original.height { size = "\(width) × \(height) px, " + size }
         html += "<dt>Original</dt><dd>\(GalleryHTML.escape(size)) \(GalleryHTML.escape(item.original.contentType))<br>"

@@ -61,7 +61,7 @@ extension LibraryReindexer {
         for file in files {
             if let catalogued = try catalog.original(path: file.path) {
                 report.originalsFromJournal += 1  // already catalogued
-                if catalogued.lens == nil { lensless.append((file, catalogued.sha256)) }
+                if catalogued.lens == nil || catalogued.exposure == nil { lensless.append((file, catalogued.sha256)) }
             } else if try shared?.isReserved(file.path) == true {
                 // A writer's batch in flight (published, not yet committed): its own to record,
                 // or recovery's to remove if that writer died. Never adopted from under it.
@@ -115,22 +115,22 @@ extension LibraryReindexer {
         }
     }
 
-    /// Reads the lens of originals catalogued before lenses were (from the file, or a ranged
-    /// read of the object), side by side, and records it. One that cannot be read now (the
+    /// Reads the lens and exposure of originals catalogued before they were (from the file, or
+    /// a ranged read of the object), side by side, and records them. One that cannot be read now (the
     /// store failing) stays not known, for the next reindex.
     private func recordLenses(_ originals: [(file: LibraryFile, sha256: String)], remote: OriginalStore?, catalog: Catalog) throws {
         guard !originals.isEmpty, let readMetadata else { return }
-        let lenses = LockedBox([Int: String]())
+        let lenses = LockedBox([Int: (lens: String, exposure: String)]())
         let layout = layout
         nonisolated(unsafe) let remote = remote
         ParallelLoop.run(count: originals.count, jobs: jobs) { index in
             let path = originals[index].file.path
             guard let read = try? remote.map({ try MetadataReader.read(store: $0, path: path) }) ?? readMetadata(layout.absolute(path)) else { return }
-            let lens = OriginalRecord.lens(of: read)
-            lenses.update { $0[index] = lens }
+            let values = (OriginalRecord.lens(of: read), OriginalRecord.exposure(of: read))
+            lenses.update { $0[index] = values }
         }
-        for (index, lens) in lenses.current.sorted(by: { $0.key < $1.key }) {
-            try catalog.recordLens(lens, sha256: originals[index].sha256)
+        for (index, values) in lenses.current.sorted(by: { $0.key < $1.key }) {
+            try catalog.recordMetadata(lens: values.lens, exposure: values.exposure, sha256: originals[index].sha256)
         }
     }
 }

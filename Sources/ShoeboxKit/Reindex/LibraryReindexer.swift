@@ -245,8 +245,11 @@ public struct LibraryReindexer: Sendable {
                 makeReadOnly(chosen)
                 record.path = chosen.path
                 record.bytes = chosen.bytes
-                // Journaled before lenses were recorded: the file says.
-                if record.lens == nil { record.lens = metadata(of: chosen, remote: remote).map(OriginalRecord.lens(of:)) }
+                // Journaled before lenses or exposures were recorded: the file says.
+                if record.lens == nil || record.exposure == nil, let read = metadata(of: chosen, remote: remote) {
+                    record.lens = record.lens ?? OriginalRecord.lens(of: read)
+                    record.exposure = record.exposure ?? OriginalRecord.exposure(of: read)
+                }
                 all.append(record)
                 report.originalsFromJournal += 1
             } else if let expected = journaledByPath[chosen.pathKey], bySHA[expected.sha256] == nil {
@@ -306,6 +309,7 @@ public struct LibraryReindexer: Sendable {
             width: metadata?.width, height: metadata?.height,
             takenAt: dated.takenAt, datedBy: dated.source,
             make: metadata?.make, model: metadata?.model, lens: read.map(OriginalRecord.lens(of:)),
+            exposure: read.map(OriginalRecord.exposure(of:)),
             gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude,
             gpsAltitude: metadata?.gps?.altitude, orientation: metadata?.orientation,
             addedAt: Timestamp.iso8601(modified))

@@ -73,6 +73,7 @@ final class PostgresCatalogTests: XCTestCase {
         catalog.close()
         _ = try server.psql("DROP TABLE source_versions", database: database)
         _ = try server.psql("ALTER TABLE originals DROP COLUMN lens", database: database)
+        _ = try server.psql("ALTER TABLE originals DROP COLUMN exposure", database: database)
         _ = try server.psql("UPDATE meta SET value = '3' WHERE key = 'schema_version'", database: database)
         // Two processes opening it at once: both succeed, the upgrade runs once.
         let box = LockedResults()
@@ -81,12 +82,17 @@ final class PostgresCatalogTests: XCTestCase {
             box.set(index, Result { try PostgresCatalog(uri: address).sourceVersions(sha256: CatalogContract.uniqueHash(1)) })
         }
         for result in box.all { XCTAssertEqual(try result.get().map(\.url), ["https://a.example/1.jpg"]) }
-        XCTAssertEqual(try server.psql("SELECT value FROM meta WHERE key = 'schema_version'", database: database), "5")
+        XCTAssertEqual(try server.psql("SELECT value FROM meta WHERE key = 'schema_version'", database: database),
+                       "\(PostgresCatalog.schemaVersion)")
         let upgraded = try PostgresCatalog(uri: uri)
         XCTAssertNil(try upgraded.original(sha256: CatalogContract.uniqueHash(1))?.lens, "catalogued before lenses were: not known")
+        XCTAssertNil(try upgraded.original(sha256: CatalogContract.uniqueHash(1))?.exposure, "nor its exposure")
         var query = OriginalQuery()
         query.lens = "EF"
         XCTAssertEqual(try upgraded.countOriginals(matching: query.lensNotJudged!, upTo: 10), 1)
+        try upgraded.recordMetadata(lens: "", exposure: "f=8 iso=100", sha256: CatalogContract.uniqueHash(1))
+        XCTAssertEqual(try upgraded.original(sha256: CatalogContract.uniqueHash(1))?.exposureValues, Exposure(fNumber: 8, iso: 100))
+        XCTAssertEqual(try upgraded.countOriginals(matching: query.lensNotJudged!, upTo: 10), 0)
         try upgraded.insertOriginal(CatalogContract.original(2))
         XCTAssertEqual(try upgraded.original(sha256: CatalogContract.uniqueHash(2))?.lens, "EF2mm f/2.8L USM")
         XCTAssertEqual(try upgraded.countOriginals(matching: query, upTo: 10), 1)

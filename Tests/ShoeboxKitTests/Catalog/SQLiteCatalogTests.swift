@@ -67,6 +67,7 @@ final class SQLiteCatalogTests: XCTestCase {
         try raw.execute("DROP TABLE source_versions")
         try raw.execute("DROP INDEX originals_lens_unknown")
         try raw.execute("ALTER TABLE originals DROP COLUMN lens")
+        try raw.execute("ALTER TABLE originals DROP COLUMN exposure")
         try raw.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
         raw.close()
         let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
@@ -95,6 +96,7 @@ final class SQLiteCatalogTests: XCTestCase {
         try raw.execute("DELETE FROM sources")  // left in the history table only
         try raw.execute("DROP INDEX originals_lens_unknown")
         try raw.execute("ALTER TABLE originals DROP COLUMN lens")
+        try raw.execute("ALTER TABLE originals DROP COLUMN exposure")
         try raw.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
         raw.close()
         var lensQuery = OriginalQuery()
@@ -123,10 +125,57 @@ final class SQLiteCatalogTests: XCTestCase {
         XCTAssertEqual(try writer.original(sha256: hash(3))?.lens, "", "no lens named: known, empty")
         writer.close()
         let check = try SQLiteConnection(path: catalogPath, readOnly: true)
-        XCTAssertEqual(try check.query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }, ["5"])
+        XCTAssertEqual(try check.query("SELECT value FROM meta WHERE key = 'schema_version'") { $0.string(0) }, ["\(CatalogSchema.version)"])
         XCTAssertEqual(try check.query("EXPLAIN QUERY PLAN SELECT count(*) FROM originals WHERE lens IS NULL") { $0.string(3) ?? "" }
             .joined(separator: ";").contains("originals_lens_unknown"), true, "the unknown ones are found by their index")
         check.close()
+    }
+
+    /// Version 6 records exposures: originals catalogued before have theirs "not known" (nil),
+    /// for a reader of the old catalog and after a writer's upgrade, until recordMetadata fills
+    /// them in (a known value is kept); new ones are recorded, "" when the file names none.
+    func testAVersion5CatalogHasItsExposuresNotKnownUntilRecorded() throws {
+        let made = try SQLiteCatalog(path: catalogPath)
+        var before = original(1)
+        before.lens = "EF50mm f/1.8 STM"
+        try made.insertOriginal(before)
+        made.close()
+        let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
+        try raw.execute("ALTER TABLE originals DROP COLUMN exposure")
+        try raw.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+        raw.close()
+        let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        XCTAssertNil(try reader.original(sha256: hash(1))?.exposure, "a reader of version 5")
+        XCTAssertEqual(try reader.original(sha256: hash(1))?.lens, "EF50mm f/1.8 STM")
+        reader.close()
+        let writer = try SQLiteCatalog(path: catalogPath)
+        XCTAssertNil(try writer.original(sha256: hash(1))?.exposure, "not known after the upgrade")
+        try writer.recordMetadata(lens: "other", exposure: "t=0.004 f=4 iso=200 fl=50", sha256: hash(1))
+        let recorded = try XCTUnwrap(try writer.original(sha256: hash(1)))
+        XCTAssertEqual(recorded.lens, "EF50mm f/1.8 STM", "a known lens is kept")
+        XCTAssertEqual(recorded.exposureValues, Exposure(time: 0.004, fNumber: 4, iso: 200, focalLength: 50))
+        XCTAssertEqual(recorded.exposureValues?.text, "1/250 s · f/4 · ISO 200 · 50 mm")
+        try writer.recordMetadata(lens: "x", exposure: "t=1", sha256: hash(1))
+        XCTAssertEqual(try writer.original(sha256: hash(1))?.exposure, "t=0.004 f=4 iso=200 fl=50", "a known exposure is kept")
+        var none = original(2)
+        none.exposure = ""
+        try writer.insertOriginal(none)
+        XCTAssertEqual(try writer.original(sha256: hash(2))?.exposure, "", "none named: known, empty")
+        XCTAssertNil(try writer.original(sha256: hash(2))?.exposureValues)
+        writer.close()
+    }
+
+    func testExposureTextIsWhatPhotographersWrite() {
+        XCTAssertEqual(Exposure(time: 1.0 / 3200, fNumber: 2.8, iso: 6400, focalLength: 105).text, "1/3200 s · f/2.8 · ISO 6400 · 105 mm")
+        XCTAssertEqual(Exposure(time: 2.5, fNumber: 11).text, "2.5 s · f/11")
+        XCTAssertEqual(Exposure(time: 0.3).text, "0.3 s")
+        XCTAssertEqual(Exposure(time: 0.0667).text, "1/15 s")
+        XCTAssertEqual(Exposure(focalLength: 6.86).text, "6.86 mm")
+        XCTAssertNil(Exposure(time: .nan, fNumber: -1, iso: 0, focalLength: .infinity).text, "nonsense is no exposure")
+        let odd = Exposure(catalogText: "t=abc f=2 iso=-3 zz=1 fl")
+        XCTAssertEqual(odd, Exposure(fNumber: 2))
+        XCTAssertEqual(Exposure(catalogText: Exposure(time: 1.0 / 3200, fNumber: 2.8, iso: 6400, focalLength: 105).catalogText),
+                       Exposure(time: 1.0 / 3200, fNumber: 2.8, iso: 6400, focalLength: 105))
     }
 
     func testDataSurvivesCloseAndReopen() throws {
@@ -245,7 +294,7 @@ final class SQLiteCatalogTests: XCTestCase {
         do {
             let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
             for statement in CatalogSchema.createStatements where !statement.contains("originals_folded_path") && statement != CatalogSchema.lensUnknownIndex {
-                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT,\n    lens TEXT", with: "")
+                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT,\n    lens TEXT,\n    exposure TEXT", with: "")
                     .replacingOccurrences(of: ",\n    dated_by TEXT", with: "")
                     .replacingOccurrences(of: ",\n    settings TEXT", with: ""))
             }
@@ -292,7 +341,7 @@ final class SQLiteCatalogTests: XCTestCase {
         do {
             let raw = try SQLiteConnection(path: catalogPath, readOnly: false)
             for statement in CatalogSchema.createStatements where !statement.contains("originals_folded_path") && statement != CatalogSchema.lensUnknownIndex {
-                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT,\n    lens TEXT", with: ""))
+                try raw.execute(statement.replacingOccurrences(of: ",\n    folded_path TEXT,\n    lens TEXT,\n    exposure TEXT", with: ""))
             }
             XCTAssertEqual(try raw.query("SELECT count(*) FROM pragma_table_info('originals') WHERE name = 'folded_path'") { $0.int(0) }, [0])
             try raw.execute("CREATE INDEX originals_path_nocase ON originals(path COLLATE NOCASE)")

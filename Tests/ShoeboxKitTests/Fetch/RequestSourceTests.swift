@@ -11,7 +11,7 @@ final class RequestSourceTests: XCTestCase {
         func original(path: String) throws -> OriginalRecord? { throw error }
         func hasOriginal(pathIgnoringCase path: String) throws -> Bool { throw error }
         func insertOriginal(_ record: OriginalRecord) throws { throw error }
-        func recordLens(_ lens: String, sha256: String) throws { throw error }
+        func recordMetadata(lens: String, exposure: String, sha256: String) throws { throw error }
         func insertOriginalIfAbsent(_ record: OriginalRecord) throws -> Bool { throw error }
         func reservePath(_ path: String, for sha256: String) throws -> Bool { throw error }
         func releaseReservations() throws {}

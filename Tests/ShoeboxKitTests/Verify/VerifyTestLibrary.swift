@@ -48,7 +48,8 @@ final class VerifyTestLibrary {
         let record = OriginalRecord(
             sha256: sha, path: path, bytes: Int64(data.count), contentType: "image/jpeg",
             width: metadata?.width, height: metadata?.height, takenAt: metadata?.bestCaptureDate ?? "2024:05:01 10:00:00",
-            make: recordedMake ?? metadata?.make, model: metadata?.model, lens: OriginalRecord.lens(of: metadata), gpsLatitude: metadata?.gps?.latitude,
+            make: recordedMake ?? metadata?.make, model: metadata?.model, lens: OriginalRecord.lens(of: metadata),
+            exposure: OriginalRecord.exposure(of: metadata), gpsLatitude: metadata?.gps?.latitude,
             gpsLongitude: metadata?.gps?.longitude, gpsAltitude: metadata?.gps?.altitude,
             orientation: metadata?.orientation, addedAt: "2026-11-30T01:00:00Z")
         let source = SourceRecord(

@@ -81,9 +81,10 @@ public final class InMemoryCatalog: Catalog, @unchecked Sendable {
         }
     }
 
-    public func recordLens(_ lens: String, sha256: String) throws {
+    public func recordMetadata(lens: String, exposure: String, sha256: String) throws {
         locked {
             if state.originals[sha256]?.lens == nil { state.originals[sha256]?.lens = lens }
+            if state.originals[sha256]?.exposure == nil { state.originals[sha256]?.exposure = exposure }
         }
     }
 

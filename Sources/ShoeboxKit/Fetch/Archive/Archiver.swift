@@ -198,6 +198,7 @@ final class Archiver {
                 sha256: body.sha256, path: path, bytes: body.bytes, contentType: body.format.mimeType,
                 width: metadata?.width, height: metadata?.height, takenAt: dated.takenAt, datedBy: dated.source,
                 make: metadata?.make, model: metadata?.model, lens: OriginalRecord.lens(of: metadata),
+                exposure: OriginalRecord.exposure(of: metadata),
                 gpsLatitude: metadata?.gps?.latitude, gpsLongitude: metadata?.gps?.longitude, gpsAltitude: metadata?.gps?.altitude,
                 orientation: metadata?.orientation, addedAt: Timestamp.iso8601())
             newOriginals.append(record)
