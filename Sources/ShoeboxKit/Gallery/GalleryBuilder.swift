@@ -11,10 +11,11 @@ public enum GalleryBuilder {
         originals: [OriginalRecord], thumbnails: [ThumbnailRecord], sources: [String: [String]] = [:],
         allowMetadata: Bool, exists: (String) -> Bool
     ) -> [GalleryItem] {
-        let usable = thumbnails.filter {
-            (allowMetadata || !ThumbnailOptions.keepsMetadata(settings: $0.settings)) && exists($0.path)
+        var bySHA: [String: [ThumbnailRecord]] = [:]
+        for thumbnail in thumbnails
+        where (allowMetadata || !ThumbnailOptions.keepsMetadata(settings: thumbnail.settings)) && exists(thumbnail.path) {
+            bySHA[thumbnail.originalSHA256, default: []].append(thumbnail)
         }
-        let bySHA = Dictionary(grouping: usable, by: \.originalSHA256)
         var dated: [(key: String, item: GalleryItem)] = [], undated: [GalleryItem] = []
         for original in originals {
             guard let chosen = choose(bySHA[original.sha256] ?? []) else { continue }

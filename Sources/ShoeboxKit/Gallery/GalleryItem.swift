@@ -58,12 +58,19 @@ public struct GalleryItem: Sendable, Equatable {
     /// "Make Model", without repeating the make when the model starts with it or with
     /// its first word ("NIKON CORPORATION" + "NIKON D850" is "NIKON D850").
     public var camera: String? {
-        let make = original.make?.trimmingCharacters(in: .whitespaces).nonEmpty
-        let model = original.model?.trimmingCharacters(in: .whitespaces).nonEmpty
+        let make = original.make.map(Self.trimmed)?.nonEmpty
+        let model = original.model.map(Self.trimmed)?.nonEmpty
         guard let model else { return make }
         guard let make else { return model }
         let brand = make.split(separator: " ").first.map(String.init) ?? make
         return model.lowercased().hasPrefix(brand.lowercased()) ? model : make + " " + model
+    }
+
+    /// `text` without spaces and tabs at either end (Foundation's trimming only when there are some).
+    private static func trimmed(_ text: String) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last else { return text }
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        return blank(first) || blank(last) ? text.trimmingCharacters(in: .whitespaces) : text
     }
 
     /// Media types every current browser shows in an `<img>` or as a page of its own; an
@@ -91,8 +98,8 @@ public struct GalleryItem: Sendable, Equatable {
     public var dateText: String? {
         guard let date = GallerySection.day(of: original.takenAt), let taken = original.takenAt else { return nil }
         if let source = original.datedBy, source != .exif { return date }
-        let time = taken.dropFirst(11).prefix(5)
-        return time.count == 5 && time.contains(":") ? date + " " + time : date
+        let time = taken.utf8.dropFirst(11).prefix(5)
+        return time.count == 5 && time.contains(UInt8(ascii: ":")) ? date + " " + String(decoding: time, as: UTF8.self) : date
     }
 }
 

@@ -8,7 +8,7 @@ public enum GalleryMap {
     public static let width = GalleryWorldOutline.width, height = GalleryWorldOutline.height
 
     /// Map units (x, y) with photos, and how many photos have a usable position.
-    static func places(_ items: [GalleryItem]) -> (units: [Int], photos: Int) {
+    static func places<S: Sequence>(_ items: S) -> (units: [Int], photos: Int) where S.Element == GalleryItem {
         var units = Set<Int>(), photos = 0
         for item in items {
             guard let latitude = item.original.gpsLatitude, let longitude = item.original.gpsLongitude,
@@ -23,7 +23,7 @@ public enum GalleryMap {
     }
 
     /// The SVG, or nil when no photo has a position.
-    static func svg(_ items: [GalleryItem]) -> (svg: String, photos: Int)? {
+    static func svg<S: Sequence>(_ items: S) -> (svg: String, photos: Int)? where S.Element == GalleryItem {
         let (units, photos) = places(items)
         guard photos > 0 else { return nil }
         var dots = ""

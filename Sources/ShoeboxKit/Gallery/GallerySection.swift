@@ -38,13 +38,14 @@ public struct GallerySection: Sendable, Equatable {
 
     /// The day of an EXIF-style date "YYYY:MM:DD HH:MM:SS" (or ISO "YYYY-MM-DD…").
     public static func day(of takenAt: String?) -> String? {
-        guard let takenAt, takenAt.count >= 10 else { return nil }
-        let scalars = Array(takenAt.prefix(10).unicodeScalars)
-        let digits = [0, 1, 2, 3, 5, 6, 8, 9]
-        guard digits.allSatisfy({ scalars[$0].properties.numericType != nil && scalars[$0].isASCII }),
-              [":", "-"].contains(scalars[4]), scalars[4] == scalars[7] else { return nil }
-        let text = String(takenAt.prefix(10)).replacingOccurrences(of: ":", with: "-")
-        guard text != "0000-00-00" else { return nil }
-        return text
+        guard let takenAt else { return nil }
+        var bytes = Array(takenAt.utf8.prefix(10))
+        guard bytes.count == 10 else { return nil }
+        for index in [0, 1, 2, 3, 5, 6, 8, 9] where !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { return nil }
+        guard bytes[4] == UInt8(ascii: ":") || bytes[4] == UInt8(ascii: "-"), bytes[4] == bytes[7] else { return nil }
+        bytes[4] = UInt8(ascii: "-")
+        bytes[7] = UInt8(ascii: "-")
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text == "0000-00-00" ? nil : text
     }
 }

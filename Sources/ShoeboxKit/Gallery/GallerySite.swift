@@ -5,7 +5,7 @@ import Foundation
 /// (photos/ID.html), map.svg with --gps, and index.html last, so a gallery cut short keeps
 /// its previous front page.
 struct GallerySite {
-    var items: [GalleryItem]
+    var plan: GalleryPlan
     /// From the gallery folder to the library root ("../", "" for a bucket copy).
     var libraryPrefix: String
     var showGPS: Bool
@@ -24,7 +24,6 @@ struct GallerySite {
         var counts = Counts()
         try emit("gallery.css", Array(GalleryAssets.style.utf8))
         try emit("gallery.js", Array(GalleryAssets.script.utf8))
-        let plan = GalleryPlan(items: items)
         let inner = "../" + libraryPrefix
         var daysOfPeriod: [String: [(anchor: String, title: String, page: String)]] = [:]
         for page in plan.pages {
@@ -44,18 +43,28 @@ struct GallerySite {
             try emit("months/" + page.name + ".html", Array(html.html().utf8))
             counts.pages += 1
         }
-        let ordered = plan.pages.flatMap { page in page.sections.flatMap(\.items).map { (item: $0, page: page) } }
-        for (index, entry) in ordered.enumerated() {
-            var html = GalleryPhotoPage(item: entry.item, pageName: entry.page.name, pageTitle: entry.page.title,
-                                        previous: index > 0 ? ordered[index - 1].item : nil,
-                                        next: index + 1 < ordered.count ? ordered[index + 1].item : nil,
+        // Every photo in order, with its page: positions only, the plan holds the photos.
+        var ordered: [(page: Int, section: Int, item: Int)] = []
+        for (p, page) in plan.pages.enumerated() {
+            for (s, section) in page.sections.enumerated() { for i in section.items.indices { ordered.append((p, s, i)) } }
+        }
+        func item(_ index: Int) -> GalleryItem? {
+            guard ordered.indices.contains(index) else { return nil }
+            let at = ordered[index]
+            return plan.pages[at.page].sections[at.section].items[at.item]
+        }
+        for index in ordered.indices {
+            let page = plan.pages[ordered[index].page]
+            let photo = item(index)!
+            var html = GalleryPhotoPage(item: photo, pageName: page.name, pageTitle: page.title,
+                                        previous: item(index - 1), next: item(index + 1),
                                         libraryPrefix: inner, showGPS: showGPS, title: title)
             html.linksOriginals = linksOriginals
-            try emit("photos/" + entry.item.id + ".html", Array(html.html().utf8))
+            try emit("photos/" + photo.id + ".html", Array(html.html().utf8))
             counts.photoPages += 1
         }
         var index = GalleryIndexPage(plan: plan, libraryPrefix: libraryPrefix, title: title)
-        if showGPS, let map = GalleryMap.svg(items) {
+        if showGPS, let map = GalleryMap.svg(plan.pages.lazy.flatMap(\.sections).flatMap(\.items)) {
             try emit("map.svg", Array(map.svg.utf8))
             index.map = ("map.svg", map.photos)
             counts.mapPhotos = map.photos

@@ -84,16 +84,16 @@ public struct GalleryWriter {
         try refuseLibraryFolders(output)
         let root = libraryRoot
         let linksOriginals = linksOriginals
-        let (items, originals) = try shownItems(showGPS: showGPS) {
+        let shown = try shownPhotos(showGPS: showGPS) {
             // Originals in a bucket are there by the catalog's word (verify checks them).
-            (!linksOriginals && LibraryLayout.isPlainOriginalPath($0)) || FileManager.default.fileExists(atPath: root + "/" + $0)
+            (!linksOriginals && LibraryLayout.isPlainOriginalPath($0)) || access(root + "/" + $0, F_OK) == 0
         }
-        let site = GallerySite(items: items, libraryPrefix: RelativeLink.prefix(from: output, to: libraryRoot),
+        let site = GallerySite(plan: shown.plan, libraryPrefix: RelativeLink.prefix(from: output, to: libraryRoot),
                                showGPS: showGPS, title: title, linksOriginals: linksOriginals)
         do {
             let files = try GalleryFolderOutput(root: output)
             let counts = try site.generate(files.write)
-            var result = summary(items: items, originals: originals, counts: counts, page: output + "/index.html")
+            var result = shown.result(counts: counts, page: output + "/index.html")
             result.filesWritten = files.written
             result.filesRemoved = files.removeLeftovers()
             return result
@@ -102,26 +102,42 @@ public struct GalleryWriter {
         }
     }
 
-    /// The photos the gallery shows (those with a usable thumbnail), and all originals.
-    private func shownItems(showGPS: Bool, exists: (String) -> Bool) throws -> ([GalleryItem], [OriginalRecord]) {
-        let originals = try catalog.allOriginals()
-        var sources: [String: [String]] = [:]
-        for source in try catalog.allSources() {
-            if let sha256 = source.sha256 { sources[sha256, default: []].append(source.url) }
+    /// The photos the gallery shows (those with a usable thumbnail), laid out on pages, and
+    /// what the summary says of the others.
+    private struct Shown {
+        var plan: GalleryPlan
+        var images: Int
+        var withoutThumbnails: Int
+        var raw: Int
+        var missing: Int
+
+        func result(counts: GallerySite.Counts, page: String) -> Result {
+            Result(page: page, images: images, withoutThumbnails: withoutThumbnails, rawWithoutThumbnails: raw,
+                   missingOriginals: missing, pages: counts.pages, photoPages: counts.photoPages, mapPhotos: counts.mapPhotos)
         }
-        let items = GalleryBuilder.items(originals: originals, thumbnails: try catalog.allThumbnails(), sources: sources,
-                                         allowMetadata: showGPS, exists: exists)
-        return (items, originals)
     }
 
-    private func summary(items: [GalleryItem], originals: [OriginalRecord], counts: GallerySite.Counts, page: String) -> Result {
-        let shown = Set(items.map(\.original.sha256))
-        let left = originals.filter { !shown.contains($0.sha256) }
-        let rawTypes = Set(ImageFormat.allCases.filter(\.isRaw).map(\.mimeType))
-        let raw = left.filter { rawTypes.contains($0.contentType.lowercased()) }.count
-        return Result(page: page, images: items.count, withoutThumbnails: left.count - raw, rawWithoutThumbnails: raw,
-                      missingOriginals: items.filter { !$0.originalExists }.count, pages: counts.pages,
-                      photoPages: counts.photoPages, mapPhotos: counts.mapPhotos)
+    /// Reads the catalog and lays the photos out; the catalog's rows are let go before any
+    /// page is made, so only the plan's photos stay in memory.
+    private func shownPhotos(showGPS: Bool, exists: (String) -> Bool) throws -> Shown {
+        let items: [GalleryItem]
+        var withoutThumbnails = 0, raw = 0
+        do {
+            let originals = try catalog.allOriginals()
+            var sources: [String: [String]] = [:]
+            for source in try catalog.allSources() {
+                if let sha256 = source.sha256 { sources[sha256, default: []].append(source.url) }
+            }
+            items = GalleryBuilder.items(originals: originals, thumbnails: try catalog.allThumbnails(), sources: sources,
+                                         allowMetadata: showGPS, exists: exists)
+            let shown = Set(items.map(\.original.sha256))
+            let rawTypes = Set(ImageFormat.allCases.filter(\.isRaw).map(\.mimeType))
+            for original in originals where !shown.contains(original.sha256) {
+                if rawTypes.contains(original.contentType.lowercased()) { raw += 1 } else { withoutThumbnails += 1 }
+            }
+        }
+        return Shown(plan: GalleryPlan(items: items), images: items.count, withoutThumbnails: withoutThumbnails, raw: raw,
+                     missing: items.reduce(0) { $0 + ($1.originalExists ? 0 : 1) })
     }
 
     /// The gallery of a library whose originals and thumbnails are in `bucket`. Into the bucket,
@@ -130,22 +146,22 @@ public struct GalleryWriter {
     /// the thumbnails it shows copied to folder/thumbnails/ and the originals unlinked.
     private func write(from bucket: S3OriginalStore, to folder: String?, showGPS: Bool) throws -> Result {
         let listed = try bucket.sizes(under: ThumbnailLayout.folder)
-        let (items, originals) = try shownItems(showGPS: showGPS) {
+        let shown = try shownPhotos(showGPS: showGPS) {
             // Originals are there by the catalog's word (verify checks them); thumbnails by the listing.
             $0.hasPrefix(ThumbnailLayout.folder + "/") ? listed[$0] != nil : LibraryLayout.isPlainOriginalPath($0)
         }
         if let folder {
             try refuseLibraryFolders(folder)
-            let site = GallerySite(items: items, libraryPrefix: "", showGPS: showGPS, title: title, linksOriginals: false)
+            let site = GallerySite(plan: shown.plan, libraryPrefix: "", showGPS: showGPS, title: title, linksOriginals: false)
             do {
                 let files = try GalleryFolderOutput(root: folder)
-                for thumbnail in items.flatMap(\.thumbnails) {
+                for thumbnail in shown.plan.pages.lazy.flatMap(\.sections).flatMap(\.items).flatMap(\.thumbnails) {
                     let file = folder + "/" + thumbnail.path
                     if let size = try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64, size == thumbnail.bytes { continue }
                     try copy(thumbnail.path, from: bucket, to: file)
                 }
                 let counts = try site.generate(files.write)
-                var result = summary(items: items, originals: originals, counts: counts, page: folder + "/index.html")
+                var result = shown.result(counts: counts, page: folder + "/index.html")
                 result.filesWritten = files.written
                 result.filesRemoved = files.removeLeftovers()
                 return result
@@ -153,12 +169,12 @@ public struct GalleryWriter {
                 throw GalleryError.writing(error)
             }
         }
-        let site = GallerySite(items: items, libraryPrefix: "../", showGPS: showGPS, title: title, linksOriginals: true)
+        let site = GallerySite(plan: shown.plan, libraryPrefix: "../", showGPS: showGPS, title: title, linksOriginals: true)
         let page = bucket.location(of: Self.bucketPage)
         do {
             let files = try GalleryBucketOutput(store: bucket)
             let counts = try site.generate(files.write)
-            var result = summary(items: items, originals: originals, counts: counts, page: page)
+            var result = shown.result(counts: counts, page: page)
             result.filesWritten = files.written
             result.filesRemoved = try files.finish()
             return result

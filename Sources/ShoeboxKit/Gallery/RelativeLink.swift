@@ -2,16 +2,24 @@ import Foundation
 
 /// Relative URLs from the gallery folder to files in the library.
 public enum RelativeLink {
-    /// Path segments kept as they are; everything else is percent-encoded
-    /// (so '?', '#', '%', ':' and spaces in names cannot change a link's meaning).
-    private static let unreserved = CharacterSet(charactersIn:
-        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-
-    /// "a b/c#d.jpg" -> "a%20b/c%23d.jpg".
+    /// "a b/c#d.jpg" -> "a%20b/c%23d.jpg": the separators kept, letters, digits and "-._~" as
+    /// they are, every other byte of the UTF-8 percent-encoded (so '?', '#', '%', ':' and spaces
+    /// in names cannot change a link's meaning). Byte by byte: a gallery encodes some 300,000
+    /// links for 100,000 photos.
     public static func encode(_ path: String) -> String {
-        path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { String($0).addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
-            .joined(separator: "/")
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(path.utf8.count + 8)
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The relative path prefix (ending in "/", or empty) that leads from
