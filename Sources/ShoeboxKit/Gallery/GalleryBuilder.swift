@@ -11,14 +11,33 @@ public enum GalleryBuilder {
         originals: [OriginalRecord], thumbnails: [ThumbnailRecord], sources: [String: [String]] = [:],
         allowMetadata: Bool, exists: (String) -> Bool
     ) -> [GalleryItem] {
+        items(streaming: { each in originals.forEach(each) },
+              thumbnails: usable(thumbnails, allowMetadata: allowMetadata, exists: exists), sources: sources, exists: exists)
+    }
+
+    /// The thumbnails that may be shown, by original: those whose file exists, and without
+    /// `allowMetadata` none made with --keep-metadata.
+    static func usable(_ thumbnails: [ThumbnailRecord], allowMetadata: Bool, exists: (String) -> Bool) -> [String: [ThumbnailRecord]] {
         var bySHA: [String: [ThumbnailRecord]] = [:]
         for thumbnail in thumbnails
         where (allowMetadata || !ThumbnailOptions.keepsMetadata(settings: thumbnail.settings)) && exists(thumbnail.path) {
             bySHA[thumbnail.originalSHA256, default: []].append(thumbnail)
         }
+        return bySHA
+    }
+
+    /// `items` over originals handed one at a time by `originals` (a catalog streaming its rows,
+    /// so they are never all in memory at once); `leftOut` sees each original without a thumbnail.
+    static func items(
+        streaming originals: (_ each: (OriginalRecord) -> Void) throws -> Void, thumbnails bySHA: [String: [ThumbnailRecord]],
+        sources: [String: [String]], exists: (String) -> Bool, leftOut: (OriginalRecord) -> Void = { _ in }
+    ) rethrows -> [GalleryItem] {
         var dated: [(key: String, item: GalleryItem)] = [], undated: [GalleryItem] = []
-        for original in originals {
-            guard let chosen = choose(bySHA[original.sha256] ?? []) else { continue }
+        try withoutActuallyEscaping(exists) { exists in try withoutActuallyEscaping(leftOut) { leftOut in try originals { original in
+            guard let chosen = choose(bySHA[original.sha256] ?? []) else {
+                leftOut(original)
+                return
+            }
             var item = GalleryItem(original: original, thumbnails: chosen, originalExists: exists(original.path))
             item.sources = (sources[original.sha256] ?? []).map(GalleryItem.shownSource)
             if let day = GallerySection.day(of: original.takenAt) {
@@ -27,7 +46,7 @@ public enum GalleryBuilder {
             } else {
                 undated.append(item)
             }
-        }
+        } } }
         dated.sort { ($0.key, $0.item.original.path) < ($1.key, $1.item.original.path) }
         undated.sort { $0.original.path < $1.original.path }
         return dated.map(\.item) + undated

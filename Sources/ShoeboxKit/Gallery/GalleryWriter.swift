@@ -123,16 +123,17 @@ public struct GalleryWriter {
         let items: [GalleryItem]
         var withoutThumbnails = 0, raw = 0
         do {
-            let originals = try catalog.allOriginals()
+            let thumbnails = GalleryBuilder.usable(try catalog.allThumbnails(), allowMetadata: showGPS, exists: exists)
             var sources: [String: [String]] = [:]
             for source in try catalog.allSources() {
                 if let sha256 = source.sha256 { sources[sha256, default: []].append(source.url) }
             }
-            items = GalleryBuilder.items(originals: originals, thumbnails: try catalog.allThumbnails(), sources: sources,
-                                         allowMetadata: showGPS, exists: exists)
-            let shown = Set(items.map(\.original.sha256))
             let rawTypes = Set(ImageFormat.allCases.filter(\.isRaw).map(\.mimeType))
-            for original in originals where !shown.contains(original.sha256) {
+            let catalog = catalog
+            // The originals are streamed: only the photos shown are kept.
+            items = try GalleryBuilder.items(streaming: { each in
+                try catalog.originals(matching: OriginalQuery(), limit: nil) { each($0); return true }
+            }, thumbnails: thumbnails, sources: sources, exists: exists) { original in
                 if rawTypes.contains(original.contentType.lowercased()) { raw += 1 } else { withoutThumbnails += 1 }
             }
         }
