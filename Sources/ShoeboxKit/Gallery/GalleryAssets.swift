@@ -1,13 +1,13 @@
 /// The style sheet and script every gallery page shares (gallery.css, gallery.js beside
 /// index.html): written once per gallery, cached by the browser across its pages.
 enum GalleryAssets {
-    /// Justified rows without a script: every cell grows from the row height times its aspect
-    /// ratio (`--a`) in proportion to that ratio, so a row's pictures share one height and fill
-    /// the width; a cell never stretches past `GalleryPage.stretch` times the row height nor past
-    /// its largest thumbnail (`--w`), and the last row is not stretched (the `::after` filler).
+    /// Justified rows without a script: rows end at breakers (`.b`) that each band of screen
+    /// widths shows (`GalleryRows.style`); in a row every cell grows from nothing in proportion to
+    /// its aspect ratio (`--a`), so the row's pictures share one height and fill the width, never
+    /// wider than the largest thumbnail (`--w`); the filler (`.f`) keeps the last row at the band's height.
     /// Colours pass WCAG AA (text 4.5:1 or more) on their backgrounds.
     static let style = """
-    :root{--h:200px;color-scheme:light}
+    :root{color-scheme:light}
     *{box-sizing:border-box}
     body{margin:0;padding:1rem;font:16px/1.45 system-ui,sans-serif;background:#f6f6f4;color:#1d1d1b}
     a{color:#0b4f8a}a:hover{color:#07355c}
@@ -18,9 +18,8 @@ enum GalleryAssets {
     .pager{display:flex;flex-wrap:wrap;gap:.5rem 1.2rem;margin:.6rem 0}
     .days ul,.months{list-style:none;padding:0;margin:.4rem 0;display:flex;flex-wrap:wrap;gap:.3rem .8rem}
     .rows{display:flex;flex-wrap:wrap;gap:4px}
-    .rows::after{content:"";flex:1000000 1 0}
-    .ph{position:relative;display:block;min-width:0;flex:calc(var(--a)*100) 1 calc(var(--a)*var(--h));
-     max-width:min(calc(var(--a)*var(--h)*1.6),var(--w))}
+    .ph{position:relative;display:block;min-width:0;flex:calc(var(--a)*100) 1 0;max-width:var(--w)}
+    .rows .b{display:none;flex:0 0 100%;height:0;margin-top:-4px}.rows .f{flex:calc(var(--f)*100) 1 0}
     .ph img{display:block;width:100%;height:auto;aspect-ratio:var(--a);object-fit:contain;background:#e4e4e0}
     .est{position:absolute;left:4px;bottom:4px;padding:0 .3rem;font-size:.75rem;background:#000000c8;color:#fff;border-radius:3px}
     .est.missing{background:#8a0015}
@@ -36,7 +35,8 @@ enum GalleryAssets {
     dialog img{display:block;margin:0 auto;max-width:calc(100vw - 3rem);max-height:calc(100vh - 9rem);width:auto;height:auto}
     dialog p{margin:.5rem 0 0}dialog a{color:#9cd0ff}
     dialog button{font:inherit;margin:.4rem .4rem 0 0;padding:.2rem .7rem;background:#333;color:#fff;border:1px solid #777;border-radius:3px}
-    @media (max-width:40rem){:root{--h:120px}body{padding:.5rem}}
+    @media (max-width:40rem){body{padding:.5rem}}
+    \(GalleryRows.style)
     """
 
     /// The photo view: on a page of photos, a click (or Enter) on a picture opens it large in a

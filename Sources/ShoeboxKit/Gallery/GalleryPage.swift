@@ -17,11 +17,6 @@ public struct GalleryPage {
     /// False when the originals are in an object store that the page cannot reach.
     public var linksOriginals = true
 
-    /// Row height in CSS pixels on wide screens and on phones (see `GalleryAssets.style`).
-    static let rowHeight = 200.0, phoneRowHeight = 120.0
-    /// How far a row may stretch its pictures past the row height to fill the width.
-    static let stretch = 1.6
-
     public init(page: GalleryPlan.Page, periodDays: [(anchor: String, title: String, page: String)],
                 previous: GalleryPlan.Page?, next: GalleryPlan.Page?, libraryPrefix: String, showGPS: Bool, title: String) {
         self.page = page
@@ -51,7 +46,7 @@ public struct GalleryPage {
         for section in page.sections {
             html += "<section id=\"\(section.anchor)\" aria-labelledby=\"h-\(section.anchor)\">\n"
                 + "<h2 id=\"h-\(section.anchor)\">\(GalleryHTML.escape(section.longTitle))</h2>\n<div class=\"rows\">\n"
-            for item in section.items { html += tile(item) }
+            html += rows(section.items.filter { !$0.thumbnails.isEmpty })
             html += "</div>\n</section>\n"
         }
         html += "</main>\n<footer>\(pager())</footer>\n"
@@ -75,22 +70,40 @@ public struct GalleryPage {
         GalleryHTML.escape(libraryPrefix + RelativeLink.encode(path))
     }
 
-    /// The widest a cell is drawn at on wide screens and on phones, in CSS pixels: the row
-    /// height times the cell's aspect, stretched at most `stretch` times, never past the
-    /// largest thumbnail's pixels.
-    static func maximumWidths(_ item: GalleryItem) -> (wide: Int, phone: Int) {
-        let largest = Double(item.thumbnails.last?.width ?? 1)
-        let wide = min(item.cellAspect * rowHeight * stretch, largest)
-        let phone = min(item.cellAspect * phoneRowHeight * stretch, largest)
-        return (Int(wide.rounded(.up)), Int(phone.rounded(.up)))
+    /// A day's pictures in justified rows (see `GalleryRows`): after a picture that ends a row
+    /// in some bands of screen widths, a breaker shown only in those; at the end, the filler
+    /// that keeps the last row at the band's height.
+    private func rows(_ items: [GalleryItem]) -> String {
+        let layout = GalleryRows(aspects: items.map(\.cellAspect), maxWidths: items.map { Double($0.thumbnails.last?.width ?? 1) })
+        var breakers = [Int: [Int]]()
+        for (band, ends) in layout.ends.enumerated() {
+            for index in ends { breakers[index, default: []].append(band) }
+        }
+        var html = ""
+        for (index, item) in items.enumerated() {
+            html += tile(item, rowAspects: layout.rowAspects[index])
+            if let bands = breakers[index] {
+                html += "<i class=\"b" + bands.map { " b\($0)" }.joined() + "\"></i>\n"
+            }
+        }
+        let fill = layout.fill.enumerated().map { "--f\($0.offset):" + PrintfText.double("%.3f", $0.element) }
+        return html + "<i class=\"f\" style=\"\(fill.joined(separator: ";"))\"></i>\n"
+    }
+
+    /// The `sizes` of a picture: in each band of screen widths, its share of the viewport's
+    /// width (its aspect over its row's), a little more than its cell (padding and gaps).
+    static func sizes(aspect: Double, rowAspects: [Double]) -> String {
+        zip(GalleryRows.bands, rowAspects).map { band, rowAspect in
+            let share = PrintfText.double("%.2f", (100 * aspect / rowAspect * 100).rounded(.up) / 100) + "vw"
+            return band.maxViewport.map { "(max-width: \($0)px) " + share } ?? share
+        }.joined(separator: ", ")
     }
 
     /// One picture in a row: a link to its page (gallery.js opens it in place), carrying what the
     /// in-page view shows; the thumbnail sized by srcset/sizes to cover the cell at the screen's density.
-    private func tile(_ item: GalleryItem) -> String {
+    private func tile(_ item: GalleryItem, rowAspects: [Double]) -> String {
         guard let smallest = item.thumbnails.first, let largest = item.thumbnails.last else { return "" }
         let srcset = item.thumbnails.map { "\(link($0.path)) \($0.width)w" }.joined(separator: ", ")
-        let widths = Self.maximumWidths(item)
         let aspect = PrintfText.double("%.4f", item.cellAspect)
         var data = " data-full=\"\(link(largest.path))\" data-fw=\"\(largest.width)\" data-fh=\"\(largest.height)\""
             + " data-info=\"\(GalleryHTML.escape(GalleryPhotoPage.summary(item, showGPS: showGPS)))\""
@@ -98,7 +111,7 @@ public struct GalleryPage {
             data += " data-original=\"\(link(item.original.path))\"" + (item.browserShowsOriginal ? "" : " data-download")
         }
         var html = "<a class=\"ph\" id=\"p\(item.id)\" href=\"../photos/\(item.id).html\" style=\"--a:\(aspect);--w:\(largest.width)px\"\(data)>"
-            + "<img src=\"\(link(smallest.path))\" srcset=\"\(srcset)\" sizes=\"(max-width: 40rem) \(widths.phone)px, \(widths.wide)px\""
+            + "<img src=\"\(link(smallest.path))\" srcset=\"\(srcset)\" sizes=\"\(Self.sizes(aspect: item.cellAspect, rowAspects: rowAspects))\""
             + " width=\"\(smallest.width)\" height=\"\(smallest.height)\" loading=\"lazy\" decoding=\"async\""
             + " alt=\"\(GalleryHTML.escape(item.altText))\">"
         if let caveat = item.dateCaveat {

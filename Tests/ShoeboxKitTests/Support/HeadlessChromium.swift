@@ -78,21 +78,34 @@ enum HeadlessChromium {
 
     /// Loads a copy of `page` (beside it, so its relative links hold) with `script` added at the
     /// end of <body>; the script stores its answer with `done(value)`, which the DOM dump carries
-    /// back as JSON. `arguments` adds Chromium options (a device scale factor).
-    static func evaluate(_ page: String, script: String, windowSize: String = "1280,2000",
+    /// back as JSON. `arguments` adds Chromium options (a device scale factor). With a `viewport`
+    /// ("WIDTH,HEIGHT" in CSS pixels) the page is shown in a frame of exactly that size (see `frame`).
+    static func evaluate(_ page: String, script: String, viewport: String? = nil,
                          arguments: [String] = []) throws -> Any {
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        let probe = (page as NSString).deletingLastPathComponent + "/probe-\(UUID().uuidString).html"
+        let name = "probe-\(UUID().uuidString).html"
+        let probe = (page as NSString).deletingLastPathComponent + "/" + name
         defer { try? FileManager.default.removeItem(atPath: probe) }
         let wrapped = """
         <script>
-        function done(value) { document.body.setAttribute('data-result', JSON.stringify(value)); }
+        function done(value) {
+          var text = JSON.stringify(value);
+          document.body.setAttribute('data-result', text);
+          if (window.parent !== window) { window.parent.postMessage(text, '*'); }
+        }
         window.addEventListener('error', function (e) { done({error: String(e.message) + ' line ' + e.lineno}); });
         \(script)
         </script>
         """
         try html.replacingOccurrences(of: "</body>", with: wrapped + "</body>").write(toFile: probe, atomically: true, encoding: .utf8)
-        let dom = try run(arguments + ["--dump-dom"], page: probe, windowSize: windowSize)
+        let dom: String
+        if let viewport {
+            let framed = try frame(name, beside: page, viewport: viewport)
+            defer { try? FileManager.default.removeItem(atPath: framed.page) }
+            dom = try run(arguments + ["--dump-dom"], page: framed.page, windowSize: framed.window)
+        } else {
+            dom = try run(arguments + ["--dump-dom"], page: probe)
+        }
         guard let start = dom.range(of: "data-result=\""),
               let end = dom[start.upperBound...].firstIndex(of: "\"") else {
             throw NSError(domain: "HeadlessChromium", code: 1,
@@ -104,12 +117,42 @@ enum HeadlessChromium {
         return try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
     }
 
-    /// Screenshots `page` as a browser shows it (lazy loading untouched) and
-    /// returns the PNG's path.
-    static func screenshot(_ page: String, to png: String, windowSize: String = "1280,2000",
+    /// Screenshots `page` as a browser shows it (lazy loading untouched) in a viewport of exactly
+    /// `viewport` ("WIDTH,HEIGHT" CSS pixels), and returns the PNG's path (that size times the
+    /// device scale factor).
+    static func screenshot(_ page: String, to png: String, viewport: String = "1280,2000",
                            arguments: [String] = []) throws -> String {
-        _ = try run(arguments + ["--screenshot=\(png)"], page: page, windowSize: windowSize)
+        let framed = try frame(URL(fileURLWithPath: page).lastPathComponent, beside: page, viewport: viewport)
+        defer { try? FileManager.default.removeItem(atPath: framed.page) }
+        let whole = png + ".window.png"
+        defer { try? FileManager.default.removeItem(atPath: whole) }
+        _ = try run(arguments + ["--screenshot=\(whole)"], page: framed.page, windowSize: framed.window)
+        let scale = arguments.lazy.compactMap { $0.hasPrefix("--force-device-scale-factor=") ? Int($0.split(separator: "=")[1]) : nil }.first ?? 1
+        try ImageFixtures.run(ImageFixtures.convert, [whole, "-crop", "\(framed.width * scale)x\(framed.height * scale)+0+0", "+repage", png])
         return png
+    }
+
+    /// Headless Chromium's window is never narrower than 500 px, its viewport is shorter than the
+    /// window by the size of the browser's own bars, and the browser may resize it while a page
+    /// loads (a run once saw its rows reflow at 308 ms): so a page is shown in an <iframe> of exactly
+    /// the size asked for, on a page written beside it, in a window larger than the frame. The
+    /// frame's document is the page's own viewport (its media queries, `innerWidth`, lazy loading);
+    /// a framed `done(value)` posts its answer to the outer page, whose DOM is dumped.
+    private static func frame(_ name: String, beside page: String, viewport: String)
+        throws -> (page: String, window: String, width: Int, height: Int) {
+        let size = viewport.split(separator: ",").compactMap { Int($0) }
+        guard size.count == 2 else { throw NSError(domain: "HeadlessChromium", code: 2, userInfo: [NSLocalizedDescriptionKey: "viewport \(viewport)"]) }
+        let outer = (page as NSString).deletingLastPathComponent + "/frame-\(UUID().uuidString).html"
+        let source = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name
+        try """
+        <!doctype html><html><head><meta charset="utf-8"><style>
+        html,body{margin:0;padding:0;overflow:hidden;background:#fff}
+        iframe{display:block;border:0;width:\(size[0])px;height:\(size[1])px}
+        </style></head><body><iframe src="\(source)"></iframe><script>
+        window.addEventListener('message', function (e) { document.body.setAttribute('data-result', e.data); });
+        </script></body></html>
+        """.write(toFile: outer, atomically: true, encoding: .utf8)
+        return (outer, "\(max(size[0], 500) + 100),\(size[1] + 300)", size[0], size[1])
     }
 
     /// How many pixels of a PNG, sampled every 4th row and column (nearest
