@@ -94,9 +94,11 @@ public struct GalleryPage {
     /// width (its aspect over its row's), a little more than its cell (padding and gaps).
     static func sizes(aspect: Double, rowAspects: [Double]) -> String {
         zip(GalleryRows.bands, rowAspects).map { band, rowAspect in
-            let share = PrintfText.double("%.2f", (100 * aspect / rowAspect * 100).rounded(.up) / 100) + "vw"
-            return band.maxViewport.map { "(max-width: \($0)px) " + share } ?? share
-        }.joined(separator: ", ")
+            // In tenths of a per cent of the viewport's width, rounded up.
+            let tenths = Int(min(1000, (1000 * aspect / rowAspect).rounded(.up)))
+            let share = "\(tenths / 10)" + (tenths % 10 == 0 ? "" : ".\(tenths % 10)") + "vw"
+            return band.maxViewport.map { "(max-width:\($0)px) " + share } ?? share
+        }.joined(separator: ",")
     }
 
     /// One picture in a row: a link to its page (gallery.js opens it in place), carrying what the

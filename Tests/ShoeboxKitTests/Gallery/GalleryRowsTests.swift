@@ -54,8 +54,9 @@ final class GalleryRowsTests: XCTestCase {
         // A row too wide for all its thumbnails: every picture held (their own aspects).
         let small = [(aspect: 1.0, maxWidth: 100.0), (aspect: 2.0, maxWidth: 200)]
         XCTAssertEqual(GalleryRows.growingAspect(small, filler: 0, width: 4000), 3, accuracy: 1e-9)
-        let sizes = GalleryPage.sizes(aspect: 1.5, rowAspects: [3, 3, 3, 3, 3])
-        XCTAssertEqual(sizes, "(max-width: 480px) 50.00vw, (max-width: 800px) 50.00vw, (max-width: 1280px) 50.00vw, (max-width: 1920px) 50.00vw, 50.00vw")
+        // sizes: the share of the viewport, rounded up to a tenth of a per cent, per band.
+        let sizes = GalleryPage.sizes(aspect: 1.5, rowAspects: [3, 4.5, 7, 1.4, 3.1])
+        XCTAssertEqual(sizes, "(max-width:480px) 50vw,(max-width:800px) 33.4vw,(max-width:1280px) 21.5vw,(max-width:1920px) 100vw,48.4vw")
     }
 
     /// The style shows each band's breakers only within its widths, the bands adjoining.
