@@ -29,6 +29,10 @@ let package = Package(
         // System libraries, found through pkg-config and provided by Debian packages.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        // Exempi (Adobe's XMP Toolkit in C): XMP packets in JPEG, PNG and WebP files.
+        .systemLibrary(name: "CExempi", pkgConfig: "exempi-2.0", providers: [.apt(["libexempi-dev"])]),
+        // libiptcdata: the IPTC record of a JPEG's Photoshop (APP13) resources.
+        .systemLibrary(name: "CIPTC", pkgConfig: "libiptcdata", providers: [.apt(["libiptcdata0-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The PostgreSQL client library, for a catalog shared by several machines (PostgresCatalog).
@@ -45,7 +49,7 @@ let package = Package(
         // All behaviour: fetch, library, catalog, metadata, thumbnails, verify.
         .target(
             name: "ShoeboxKit",
-            dependencies: ["CShim", "CCurl", "CExif", "CSQLite", "CCrypto", "CPostgres"]
+            dependencies: ["CShim", "CCurl", "CExif", "CExempi", "CIPTC", "CSQLite", "CCrypto", "CPostgres"]
         ),
         // Argument parsing and printing only.
         .target(name: "ShoeboxCLI", dependencies: ["ShoeboxKit"]),

@@ -84,6 +84,25 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(try catalog.allOriginals().map(\.datedBy), [.lastModified, .fetchTime])
     }
 
+    /// A photo whose only capture time is in its XMP packet is dated by it (before the server's
+    /// Last-Modified), and says so; EXIF's time wins when there is one.
+    func testDateFromXMPWhenTheEXIFHasNone() throws {
+        let xmpOnly = server.url("/photo/xmp.jpg?seed=x1&xmpdate=2019-05-01T10:20:30%2B02:00&lm=Tue,%2003%20Mar%202015%2010:00:00%20GMT")
+        let both = server.url("/photo/both.jpg?seed=x2&date=2021:05:06%2007:08:09&xmpdate=2019-05-01T10:20:30")
+        let output = try runner.fetch([xmpOnly, both])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(output.record(xmpOnly)?["path"] as? String, "originals/2019/05/01/xmp.jpg")
+        XCTAssertEqual(output.record(both)?["path"] as? String, "originals/2021/05/06/both.jpg")
+        func metadata(_ url: String) -> [String: Any]? { output.record(url)?["metadata"] as? [String: Any] }
+        XCTAssertEqual(metadata(xmpOnly)?["dated_by"] as? String, "xmp")
+        XCTAssertEqual(metadata(both)?["dated_by"] as? String, "exif")
+        let catalog = try SQLiteCatalog(path: runner.library.appendingPathComponent("catalog.sqlite").path, readOnly: true)
+        let xmpRecord = try XCTUnwrap(try catalog.original(path: "originals/2019/05/01/xmp.jpg"))
+        XCTAssertEqual(xmpRecord.datedBy, .xmp)
+        XCTAssertEqual(xmpRecord.takenAt, "2019:05:01 10:20:30", "the local time the packet names")
+        try runner.assertConsistent()
+    }
+
     func testAnOriginalsFileTimeIsLastModifiedElseItsCaptureTimeElseTheDownloadTime() throws {
         // A photo dated by EXIF but served with an older Last-Modified: the header wins (as curl -R).
         let served = server.url("/photo/served.jpg?seed=t1&date=2021:05:06%2007:08:09&lm=Tue,%2003%20Mar%202015%2010:00:00%20GMT")

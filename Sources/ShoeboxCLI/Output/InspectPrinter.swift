@@ -20,6 +20,11 @@ enum InspectPrinter {
                 seen.insert(field.key)
                 members.append((field.key, jsonValue(field.value)))
             }
+            // Where a value came from when not from EXIF: {"DateTimeOriginal": "XMP"}, in the keys' order.
+            let sources = metadata.exiftoolFields.compactMap { field in
+                metadata.sources[field.key].map { (field.key, JSONText.string($0.rawValue)) }
+            }
+            if !sources.isEmpty { members.append(("Sources", JSONText.line(sources))) }
             if includeAllTags {
                 for tag in metadata.tags where seen.insert(tag.name).inserted && isPrintableRaw(tag) {
                     let value = tag.numbers.count == 1 ? JSONText.number(tag.numbers[0]) : JSONText.textOrNumber(tag.value)
@@ -52,21 +57,25 @@ enum InspectPrinter {
 
     static func block(_ metadata: PhotoMetadata, path: String, fileSize: Int64?, includeAllTags: Bool) -> String {
         var lines = [TerminalText.oneLine(path)]
-        func add(_ label: String, _ value: String?) {
+        func add(_ label: String, _ value: String?, keys: [String] = []) {
             guard let value, !value.isEmpty else { return }
-            lines.append("  " + label.padding(toLength: 13, withPad: " ", startingAt: 0) + TerminalText.oneLine(value))
+            // A value read from somewhere other than EXIF says where: "(XMP)".
+            let places = Set(keys.compactMap { metadata.sources[$0]?.rawValue }).sorted()
+            let source = places.isEmpty ? "" : " (" + places.joined(separator: ", ") + ")"
+            lines.append("  " + label.padding(toLength: 13, withPad: " ", startingAt: 0) + TerminalText.oneLine(value) + source)
         }
         var format = metadata.format?.rawValue.uppercased() ?? "unknown format"
         if let width = metadata.width, let height = metadata.height { format += ", \(width) × \(height) px" }
         if let fileSize { format += ", " + byteCount(fileSize) }
         add("Format", format)
-        add("Camera", camera(make: metadata.make, model: metadata.model))
-        add("Lens", metadata.lensModel?.trimmingCharacters(in: .whitespaces))
-        add("Taken", captureTime(metadata))
-        add("Exposure", exposure(metadata))
-        add("Orientation", metadata.orientation.map { "\(orientationWords($0)) (\($0))" })
-        add("GPS", metadata.gps.map(position) ?? metadata.altitudeWithoutPosition.map { "altitude " + fixed($0, places: 2) + " m, no position" })
-        add("Software", metadata.software?.trimmingCharacters(in: .whitespaces))
+        add("Camera", camera(make: metadata.make, model: metadata.model), keys: ["Make", "Model"])
+        add("Lens", metadata.lensModel?.trimmingCharacters(in: .whitespaces), keys: ["LensModel"])
+        add("Taken", captureTime(metadata), keys: CaptureDate.written(in: metadata).isEmpty ? ["DateTimeOriginal", "CreateDate", "DateCreated", "TimeCreated"] : [])
+        add("Exposure", exposure(metadata), keys: ["ExposureTime", "FNumber", "ISO", "FocalLength"])
+        add("Orientation", metadata.orientation.map { "\(orientationWords($0)) (\($0))" }, keys: ["Orientation"])
+        add("GPS", metadata.gps.map(position) ?? metadata.altitudeWithoutPosition.map { "altitude " + fixed($0, places: 2) + " m, no position" },
+            keys: ["GPSLatitude", "GPSAltitude"])
+        add("Software", metadata.software?.trimmingCharacters(in: .whitespaces), keys: ["Software"])
         for warning in metadata.warnings { add("Warning", warning) }
         if includeAllTags {
             var group = ""

@@ -57,6 +57,8 @@ struct ListTable {
     static func dating(_ source: CaptureDateSource) -> String {
         switch source {
         case .exif: return "camera"
+        case .xmp: return "XMP"
+        case .iptc: return "IPTC"
         case .lastModified: return "server"
         case .fetchTime: return "download"
         case .fileTime: return "file"

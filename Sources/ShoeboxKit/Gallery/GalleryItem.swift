@@ -33,9 +33,9 @@ public struct GalleryItem: Sendable, Equatable {
     /// Why the capture date is not the camera's, when it is not: for the mark on the
     /// picture ("server date") and the photo's page.
     public var dateCaveat: (short: String, long: String)? {
-        guard original.takenAt != nil, let source = original.datedBy, source != .exif else { return nil }
+        guard original.takenAt != nil, let source = original.datedBy, !source.isCamera else { return nil }
         switch source {
-        case .exif: return nil
+        case .exif, .xmp, .iptc: return nil
         case .lastModified: return ("server date", "from the server's Last-Modified header, not the camera")
         case .fetchTime: return ("download date", "the day it was downloaded: the file names no capture time")
         case .fileTime: return ("file date", "the file's modification time: the file names no capture time")
@@ -97,7 +97,7 @@ public struct GalleryItem: Sendable, Equatable {
     /// for a photo dated by a fallback (its download time is no time of day it was taken).
     public var dateText: String? {
         guard let date = GallerySection.day(of: original.takenAt), let taken = original.takenAt else { return nil }
-        if let source = original.datedBy, source != .exif { return date }
+        if let source = original.datedBy, !source.isCamera { return date }
         let time = taken.utf8.dropFirst(11).prefix(5)
         return time.count == 5 && time.contains(UInt8(ascii: ":")) ? date + " " + String(decoding: time, as: UTF8.self) : date
     }

@@ -31,6 +31,8 @@ public struct CaptureDate: Sendable, Equatable {
     /// the download time.
     public static func forDownload(metadata: PhotoMetadata?, lastModified: String?, downloadedAt: time_t = time(nil)) -> CaptureDate {
         if let date = exif(metadata) { return CaptureDate(takenAt: date, source: .exif) }
+        if let date = xmp(metadata) { return CaptureDate(takenAt: date, source: .xmp) }
+        if let date = iptc(metadata) { return CaptureDate(takenAt: date, source: .iptc) }
         if let lastModified, let time = lastModifiedTime(lastModified, now: downloadedAt) {
             return CaptureDate(takenAt: Timestamp.exif(time), source: .lastModified)
         }
@@ -41,6 +43,8 @@ public struct CaptureDate: Sendable, Equatable {
     /// file's modification time.
     public static func forFile(metadata: PhotoMetadata?, modified: time_t) -> CaptureDate {
         if let date = exif(metadata) { return CaptureDate(takenAt: date, source: .exif) }
+        if let date = xmp(metadata) { return CaptureDate(takenAt: date, source: .xmp) }
+        if let date = iptc(metadata) { return CaptureDate(takenAt: date, source: .iptc) }
         return CaptureDate(takenAt: Timestamp.exif(modified), source: .fileTime)
     }
 
@@ -52,7 +56,7 @@ public struct CaptureDate: Sendable, Equatable {
     /// keeps the time it was downloaded. (`import` keeps the source file's time instead.)
     public static func fileTime(lastModified: String?, dated: CaptureDate, offset: String?, now: time_t = time(nil)) -> time_t? {
         if let lastModified, let time = lastModifiedTime(lastModified, now: now) { return time }
-        guard dated.source == .exif else { return nil }
+        guard dated.source.isCamera else { return nil }
         return seconds(of: dated.takenAt, offset: offset)
     }
 
@@ -86,10 +90,53 @@ public struct CaptureDate: Sendable, Equatable {
     // MARK: EXIF
 
     /// The EXIF dates that may date a photo, as written, in the order they are tried:
-    /// DateTimeOriginal, CreateDate, DateTime. Absent ones are left out.
+    /// DateTimeOriginal, CreateDate, DateTime. Absent ones (and those read from XMP) are left out.
     public static func written(in metadata: PhotoMetadata?) -> [String] {
         guard let metadata else { return [] }
-        return [metadata.dateTimeOriginal, metadata.createDate, metadata.modifyDate].compactMap { $0 }
+        var dates: [String] = []
+        for (key, date) in [("DateTimeOriginal", metadata.dateTimeOriginal), ("CreateDate", metadata.createDate),
+                            ("ModifyDate", metadata.modifyDate)] {
+            if let date, metadata.sources[key] == nil { dates.append(date) }
+        }
+        return dates
+    }
+
+    /// The XMP dates that may date a photo whose EXIF does not, as written (exiftool's form), in
+    /// the order they are tried: exif:DateTimeOriginal, xmp:CreateDate, photoshop:DateCreated.
+    public static func writtenInXMP(_ metadata: PhotoMetadata?) -> [String] {
+        guard let metadata else { return [] }
+        var dates: [String] = []
+        for (key, date) in [("DateTimeOriginal", metadata.dateTimeOriginal), ("CreateDate", metadata.createDate),
+                            ("DateCreated", metadata.dateCreated)] {
+            if let date, metadata.sources[key] == .xmp { dates.append(date) }
+        }
+        return dates
+    }
+
+    /// The IPTC record's capture time as exiftool prints its parts, "2019:05:01 10:20:30+02:00"
+    /// (the date alone without a TimeCreated); nil without an IPTC DateCreated.
+    public static func writtenInIPTC(_ metadata: PhotoMetadata?) -> String? {
+        guard let metadata, metadata.sources["DateCreated"] == .iptc, let date = metadata.dateCreated else { return nil }
+        guard metadata.sources["TimeCreated"] == .iptc, let time = metadata.timeCreated else { return date }
+        return date + " " + time
+    }
+
+    /// The capture time an IPTC record gives, in EXIF's form and local time (its zone not
+    /// applied, as EXIF's is not); nil when it names no plausible day.
+    public static func iptc(_ metadata: PhotoMetadata?) -> String? {
+        guard let written = writtenInIPTC(metadata) else { return nil }
+        // "YYYY:MM:DD HH:MM:SS" and any zone after it: the zone's digits are not the time's.
+        return canonical(String(written.prefix(19)))
+    }
+
+    /// The capture time an XMP packet gives, in EXIF's form and local time (the zone the date
+    /// names is not applied, as EXIF's is not): the first plausible of `writtenInXMP(_:)` that
+    /// names a day; nil when none does.
+    public static func xmp(_ metadata: PhotoMetadata?) -> String? {
+        for date in writtenInXMP(metadata) {
+            if let local = XMPDate(date)?.local, let canonical = canonical(local) { return canonical }
+        }
+        return nil
     }
 
     /// The photo's capture time in EXIF's form: the first plausible of `written(in:)`

@@ -31,6 +31,7 @@ enum ContainerReader {
             if let size = repacked.mainImageSize { contents.setSize(width: size.width, height: size.height) }
             contents.warnings = repacked.warnings
             contents.omitted = repacked.omitted
+            contents.makerNote = repacked.makerNote.map { (source, $0) }
             return contents
         default:
             var contents = ContainerContents(format: format)

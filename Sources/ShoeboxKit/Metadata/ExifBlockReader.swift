@@ -81,6 +81,9 @@ enum ExifBlockReader {
             }
         }
         fields.apply(to: &metadata)
+        if let makerNote = repacked.makerNote {
+            MakerNoteReader.merge(MemoryByteSource(data: tiff), makerNote: makerNote, into: &metadata)
+        }
         if includeAllTags { addOmittedTags(omittedBefore + repacked.omitted, to: &metadata) }
     }
 

@@ -65,8 +65,12 @@ enum JPEGContainer {
             if cutOff {
                 contents.warnings.append("JPEG segment 0x\(hex(marker)) at byte \(offset) runs past the end of the file (truncated)")
             }
-            if marker == 0xE1, contents.exif == nil {
-                try readAPP1(source, at: payloadOffset, length: payloadLength, into: &contents)
+            if marker == 0xED, contents.photoshop == nil, payloadLength >= photoshopSignature.count,
+               try source.exactly(at: payloadOffset, count: photoshopSignature.count) == photoshopSignature {
+                contents.photoshop = try source.bytes(at: payloadOffset, count: min(payloadLength, source.size - payloadOffset))
+            }
+            if marker == 0xE1, contents.exif == nil || contents.xmp == nil {
+                try readAPP1(source, at: payloadOffset, length: min(payloadLength, source.size - payloadOffset), into: &contents)
             } else if isFrameHeader(marker), contents.width == nil {
                 if let frame = try source.exactly(at: payloadOffset, count: 5) {
                     let height = Int(frame[1]) << 8 | Int(frame[2])
@@ -105,10 +109,21 @@ enum JPEGContainer {
         return nil
     }
 
+    /// The signature of an APP13 segment holding Photoshop resources (IPTC among them).
+    static let photoshopSignature = Array("Photoshop 3.0\0".utf8)
+
+    /// The signature of an APP1 segment holding an XMP packet.
+    static let xmpSignature = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
+
+    /// An APP1 segment: EXIF ("Exif\0\0") or the main XMP packet; others (extended XMP) are skipped.
     private static func readAPP1(_ source: ByteSource, at offset: Int, length: Int, into contents: inout ContainerContents) throws {
-        guard length >= 6, let prefix = try source.exactly(at: offset, count: 6),
-              ExifBlockReader.hasExifHeader(prefix) else { return }  // XMP or other APP1
-        contents.setExif(try source.bytes(at: offset, count: length), from: "JPEG APP1 segment")
+        guard length >= 6, let prefix = try source.exactly(at: offset, count: min(length, xmpSignature.count)) else { return }
+        if ExifBlockReader.hasExifHeader(prefix) {
+            if contents.exif == nil { contents.setExif(try source.bytes(at: offset, count: length), from: "JPEG APP1 segment") }
+        } else if prefix == xmpSignature, contents.xmp == nil {
+            let start = offset + xmpSignature.count
+            contents.setXMP(try source.bytes(at: start, count: length - xmpSignature.count), from: "JPEG APP1 segment")
+        }
     }
 
     /// SOF0...SOF15 except DHT (C4), JPG (C8) and DAC (CC).

@@ -16,11 +16,13 @@ public extension PhotoMetadata {
         add("Model", model)
         add("LensModel", lensModel)
         add("DateTimeOriginal", dateTimeOriginal)
+        add("DateCreated", dateCreated)
+        add("TimeCreated", timeCreated)
         add("OffsetTimeOriginal", offsetTimeOriginal)
         add("Orientation", orientation.map(Double.init))
         add("ExposureTime", exposureTime)
         add("FNumber", fNumber)
-        add("ISO", iso.map(Double.init))
+        if let isoAsWritten { fields.append(("ISO", isoAsWritten)) } else { add("ISO", iso.map(Double.init)) }
         add("FocalLength", focalLength)
         add("GPSLatitude", gps?.latitude)
         add("GPSLongitude", gps?.longitude)
@@ -34,7 +36,7 @@ public extension PhotoMetadata {
     /// Every key `exiftoolFields` may hold: under these names a value is in exiftool's units
     /// or absent, never raw (`"undef undef undef"` for a GPSLatitude with zero denominators).
     static var exiftoolFieldKeys: Set<String> {
-        ["Make", "Model", "LensModel", "DateTimeOriginal", "OffsetTimeOriginal", "Orientation", "ExposureTime", "FNumber",
+        ["Make", "Model", "LensModel", "DateTimeOriginal", "DateCreated", "TimeCreated", "OffsetTimeOriginal", "Orientation", "ExposureTime", "FNumber",
          "ISO", "FocalLength", "GPSLatitude", "GPSLongitude", "GPSAltitude", "ImageWidth", "ImageHeight", "Software"]
     }
 }

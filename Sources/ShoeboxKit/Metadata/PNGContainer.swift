@@ -38,6 +38,10 @@ enum PNGContainer {
                 if contents.exif == nil {
                     contents.setExif(try source.bytes(at: dataOffset, count: length), from: "PNG eXIf chunk")
                 }
+            case "iTXt" where try isXMPChunk(source, at: dataOffset, length: length, contents: contents):
+                if let packet = textOfXMPChunk(try source.bytes(at: dataOffset, count: length), warnings: &contents.warnings) {
+                    contents.setXMP(packet, from: "PNG iTXt chunk")
+                }
             case "tEXt", "zTXt", "iTXt":
                 if rawProfile == nil, length <= maximumTextChunk,
                    let keyword = try source.exactly(at: dataOffset, count: min(length, 80)),
@@ -70,6 +74,35 @@ enum PNGContainer {
             contents.setExif(rawProfile, from: "PNG \"Raw profile type exif\" text chunk")
         }
         return contents
+    }
+
+    /// The keyword (and its NUL) of the iTXt chunk holding an XMP packet.
+    static let xmpKeyword = Array("XML:com.adobe.xmp\0".utf8)
+
+    private static func isXMPChunk(_ source: ByteSource, at offset: Int, length: Int, contents: ContainerContents) throws -> Bool {
+        guard contents.xmp == nil, length <= maximumTextChunk, length >= xmpKeyword.count else { return false }
+        return try source.exactly(at: offset, count: xmpKeyword.count) == xmpKeyword
+    }
+
+    /// The text of an XMP iTXt chunk (inflated when compressed, within `XMPReader.maximumPacket`).
+    static func textOfXMPChunk(_ chunk: [UInt8], warnings: inout [String]) -> [UInt8]? {
+        var rest = chunk.dropFirst(xmpKeyword.count)
+        guard rest.count >= 2 else { return nil }
+        let compressed = rest[rest.startIndex] == 1
+        rest = rest.dropFirst(2)
+        for _ in 0..<2 {  // language tag, translated keyword
+            guard let end = rest.firstIndex(of: 0) else { return nil }
+            rest = rest[(end + 1)...]
+        }
+        guard compressed else { return Array(rest) }
+        switch inflate(Array(rest), limit: XMPReader.maximumPacket) {
+        case .inflated(let text): return text
+        case .tooLarge:
+            warnings.append("PNG iTXt XMP chunk inflates past \(XMPReader.maximumPacket / 1024) KiB; its XMP was not read")
+        case .corrupt:
+            warnings.append("PNG iTXt XMP chunk does not inflate (corrupt zlib data)")
+        }
+        return nil
     }
 
     private static func isRawExifProfile(_ prefix: [UInt8]) -> Bool {

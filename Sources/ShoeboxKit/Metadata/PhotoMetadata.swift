@@ -47,6 +47,10 @@ public struct PhotoMetadata: Sendable, Equatable {
     public var dateTimeOriginal: String?
     public var createDate: String?
     public var modifyDate: String?
+    /// XMP photoshop:DateCreated, else IPTC DateCreated (exiftool's DateCreated), in exiftool's form.
+    public var dateCreated: String?
+    /// IPTC TimeCreated, "HH:MM:SS+HH:MM" as exiftool prints it.
+    public var timeCreated: String?
     /// "+HH:MM" as in OffsetTimeOriginal.
     public var offsetTimeOriginal: String?
     /// EXIF orientation 1...8.
@@ -55,6 +59,9 @@ public struct PhotoMetadata: Sendable, Equatable {
     public var exposureTime: Double?
     public var fNumber: Double?
     public var iso: Int?
+    /// ISO as `exiftool -n` prints it when that is not `iso` itself: Canon's computed ISO with
+    /// its fraction (147.68…), Nikon's maker-note pair ("0 200").
+    public var isoAsWritten: MetadataValue?
     /// Millimetres.
     public var focalLength: Double?
     public var gps: GPSPosition?
@@ -62,6 +69,9 @@ public struct PhotoMetadata: Sendable, Equatable {
     /// exiftool reports an altitude on its own. With a position it is `gps.altitude`, and
     /// only a position is catalogued.
     public var altitudeWithoutPosition: Double?
+    /// Values taken from somewhere other than EXIF, by exiftool key ("DateTimeOriginal": .xmp);
+    /// a key not here came from EXIF (or the container, for the pixel size).
+    public var sources: [String: MetadataSource] = [:]
     /// Every tag read, in file order; filled only when asked for.
     public var tags: [ExifTag]
     /// Problems met while reading (broken offsets, truncation…); fields that
@@ -78,10 +88,10 @@ public struct PhotoMetadata: Sendable, Equatable {
         gps?.altitude ?? altitudeWithoutPosition
     }
 
-    /// The first EXIF capture time written, as written, in `CaptureDate`'s order, for
-    /// display (`inspect`); it may not be plausible. What dates an original is
-    /// `CaptureDate.exif(_:)`.
+    /// The first capture time written (EXIF's, then XMP's), as written, in `CaptureDate`'s
+    /// order, for display (`inspect`); it may not be plausible. What dates an original is
+    /// `CaptureDate.forDownload` / `forFile`.
     public var bestCaptureDate: String? {
-        CaptureDate.written(in: self).first
+        CaptureDate.written(in: self).first ?? CaptureDate.writtenInXMP(self).first ?? CaptureDate.writtenInIPTC(self)
     }
 }

@@ -13,6 +13,8 @@ enum TIFFStructure {
         var isDNG = false
         /// Tags left out of the compact block (offsets into the original, maker notes), for `inspect --all`.
         var omitted: [Omitted] = []
+        /// Where the ExifIFD's MakerNote value lies in the source (it is not copied into the block).
+        var makerNote: Range<Int>?
     }
 
     /// A tag present in the source but not copied into the compact block.
@@ -51,6 +53,7 @@ enum TIFFStructure {
     /// Values larger than this (maker notes, strip tables) are left out of the compact block.
     static let maximumValueSize = 24 * 1024
     static let exifPointer: UInt16 = 0x8769, gpsPointer: UInt16 = 0x8825, interopPointer: UInt16 = 0xA005
+    static let makerNoteTag: UInt16 = 0x927C
     static let subIFDs: UInt16 = 0x014A
     /// Tags whose values are offsets into the original file: meaningless once repacked.
     static let droppedTags: Set<UInt16> = [0x0111, 0x0117, 0x0144, 0x0145, 0x0201, 0x0202, 0x014A, 0x927C]
@@ -83,6 +86,7 @@ enum TIFFStructure {
         }
         result.warnings += reader.warnings
         result.omitted = reader.omitted
+        result.makerNote = reader.makerNote
         return result
     }
 
@@ -93,6 +97,8 @@ enum TIFFStructure {
         var visited: Set<Int> = []
         var warnings: [String] = []
         var omitted: [Omitted] = []
+        /// The ExifIFD's MakerNote value, once read past.
+        var makerNote: Range<Int>?
 
         init(source: ByteSource) {
             self.source = source
@@ -200,6 +206,10 @@ enum TIFFStructure {
                     continue
                 }
                 let length = Int(components) * size
+                if tag == TIFFStructure.makerNoteTag, name == "ExifIFD", length > 4 {
+                    let valueOffset = Int(uint(table, base + 8, 4))
+                    if valueOffset <= source.size, length <= source.size - valueOffset { makerNote = valueOffset..<(valueOffset + length) }
+                }
                 if TIFFStructure.droppedTags.contains(tag), TIFFStructure.reportedGroups.contains(name) {
                     let inline = length <= 4 ? Array(table[base + 8..<base + 8 + length]) : nil
                     omitted.append(Omitted(

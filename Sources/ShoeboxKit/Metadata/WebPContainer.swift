@@ -45,6 +45,10 @@ enum WebPContainer {
                 if contents.exif == nil {
                     contents.setExif(try source.bytes(at: dataOffset, count: length), from: "WebP EXIF chunk")
                 }
+            case "XMP ":
+                if contents.xmp == nil, length <= XMPReader.maximumPacket {
+                    contents.setXMP(try source.bytes(at: dataOffset, count: length), from: "WebP XMP chunk")
+                }
             default:
                 break
             }

@@ -52,3 +52,20 @@ uuid = box(b"uuid", canon + box(b"CMT1", tiff) + box(b"CMT2", tiff) + box(b"CMT4
 data = box(b"ftyp", b"crx \0\0\0\1crx isom") + box(b"moov", uuid) + box(b"mdat", b"\0" * 16)
 open(sys.argv[2], "wb").write(data)
 PY
+# XMP only (Exempi's path): a scanner's or an editor's packet in JPEG APP1, PNG iTXt (plain and compressed), WebP.
+xmp=(-q -q -m -overwrite_original -all= "-XMP-exif:DateTimeOriginal=2019:05:01 10:20:30+02:00" -XMP-tiff:Make=Nikon
+     "-XMP-tiff:Model=NIKON D850" "-XMP-exifEX:LensModel=AF-S 24-70" -XMP-exif:ExposureTime=1/250 -XMP-exif:ISO=400
+     "-XMP-exif:GPSLatitude=33.85 S" "-XMP-exif:GPSLongitude=151.2 E" -XMP-exif:GPSAltitude=12.5 "-XMP-photoshop:DateCreated=2019:05:01")
+for ext in jpg png webp; do
+  vips black "$work/xmp.$ext" 16 12 --bands 3
+  exiftool "${xmp[@]}" "$work/xmp.$ext"
+  cp "$work/xmp.$ext" "$out/xmp-only.$ext"
+done
+vips black "$work/xmpz.png" 16 12 --bands 3
+exiftool -z "${xmp[@]}" "$work/xmpz.png"
+cp "$work/xmpz.png" "$out/xmp-only-compressed.png"
+# IPTC only (libiptcdata's path): a press photo's record in the JPEG's Photoshop APP13 resources.
+vips black "$work/iptc.jpg" 16 12 --bands 3
+exiftool -q -q -m -overwrite_original -all= -IPTC:DateCreated=2019:05:01 -IPTC:TimeCreated=10:20:30+02:00 \
+  -IPTC:By-line=Agency -IPTC:City=Oslo "$work/iptc.jpg"
+cp "$work/iptc.jpg" "$out/iptc-only.jpg"

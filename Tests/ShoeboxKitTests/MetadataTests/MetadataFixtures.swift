@@ -95,7 +95,7 @@ enum MetadataFixtures {
     }
 
     static let oracleKeys = [
-        "Make", "Model", "LensModel", "DateTimeOriginal", "OffsetTimeOriginal", "Orientation", "ExposureTime",
+        "Make", "Model", "LensModel", "DateTimeOriginal", "DateCreated", "TimeCreated", "OffsetTimeOriginal", "Orientation", "ExposureTime",
         "FNumber", "ISO", "FocalLength", "GPSLatitude", "GPSLongitude", "GPSAltitude",
         "ImageWidth", "ImageHeight", "Software",
     ]

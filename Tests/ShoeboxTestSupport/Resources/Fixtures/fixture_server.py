@@ -2,7 +2,7 @@
 """Loopback HTTP server for Shoebox's fetch tests. Binds 127.0.0.1 on a free
 port, prints the port on stdout, and serves each behaviour the tests need:
 
-  /photo/NAME?seed=S&ct=TYPE&date=EXIFDATE&lat=..&lon=..&alt=..&lens=L&lm=HTTPDATE&etag=E&cd=FILENAME
+  /photo/NAME?seed=S&ct=TYPE&date=EXIFDATE&lat=..&lon=..&alt=..&lens=L&lm=HTTPDATE&etag=E&cd=FILENAME&xmpdate=XMPDATE
         a small JPEG with EXIF (Make, Model, DateTimeOriginal, LensModel, GPS); distinct per seed/NAME;
         ct=none omits Content-Type; etag/lm enable conditional requests (304).
   /png/NAME, /html, /empty, /text, /status/CODE
@@ -126,9 +126,17 @@ def tiff_exif(make, model, date, lat, lon, alt, lens=None):
     return b"II*\0" + struct.pack("<I", 8) + ifd0 + data0 + exif_ifd + exif_data + gps_block
 
 
-def jpeg_with_exif(seed, make="TestCam", model="Model 1", date=None, lat=None, lon=None, alt=None, lens=None):
+def jpeg_with_exif(seed, make="TestCam", model="Model 1", date=None, lat=None, lon=None, alt=None, lens=None,
+                   xmp_date=None):
     exif = b"Exif\0\0" + tiff_exif(make, model, date, lat, lon, alt, lens)
     app1 = b"\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif
+    if xmp_date:
+        # An XMP packet (its own APP1 segment) naming the capture time as exif:DateTimeOriginal.
+        packet = ('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+                  '<rdf:Description rdf:about="" xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:DateTimeOriginal="%s"/>'
+                  '</rdf:RDF></x:xmpmeta>' % xmp_date).encode()
+        xmp = b"http://ns.adobe.com/xap/1.0/\0" + packet
+        app1 += b"\xff\xe1" + struct.pack(">H", len(xmp) + 2) + xmp
     comment = ("seed:" + seed).encode()
     com = b"\xff\xfe" + struct.pack(">H", len(comment) + 2) + comment
     return TINY_JPEG[:2] + app1 + com + TINY_JPEG[2:]
@@ -242,7 +250,7 @@ class Handler(BaseHTTPRequestHandler):
         lon = float(q["lon"]) if "lon" in q else None
         alt = float(q["alt"]) if "alt" in q else None
         return jpeg_with_exif(q.get("seed", key), q.get("make", "TestCam"), q.get("model", "Model 1"),
-                              q.get("date"), lat, lon, alt, q.get("lens"))
+                              q.get("date"), lat, lon, alt, q.get("lens"), q.get("xmpdate"))
 
     def route_photo(self, key, q):
         self.note(key)

@@ -1,0 +1,150 @@
+import XCTest
+@testable import ShoeboxKit
+
+/// Maker notes fill the ISO and lens name a camera left out of its standard EXIF, agreeing with
+/// `exiftool -json -n` on hand-made files laid out as Canon and Nikon cameras lay them out.
+final class MakerNoteReaderTests: XCTestCase {
+    private typealias Value = (tag: Int, type: Int, count: Int, bytes: [UInt8])
+
+    private static func le16s(_ values: [Int]) -> [UInt8] { values.flatMap { EXIFBytes.le16($0 & 0xFFFF) } }
+
+    /// An IFD at `start` whose out-of-line values follow it; their offsets are written `stated`
+    /// bytes lower than where they are (a note moved by an editor), in `bigEndian` order or not.
+    private static func ifd(_ values: [Value], at start: Int, stated: Int = 0, bigEndian: Bool = false) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { bigEndian ? EXIFBytes.be16(v) : EXIFBytes.le16(v) }
+        func u32(_ v: Int) -> [UInt8] { bigEndian ? EXIFBytes.be16(v >> 16) + EXIFBytes.be16(v & 0xFFFF) : EXIFBytes.le32(v) }
+        var table = u16(values.count), tail: [UInt8] = []
+        let tailStart = start + 2 + 12 * values.count + 4
+        for value in values {
+            var bytes = value.bytes
+            if bigEndian, value.type == 3 { bytes = stride(from: 0, to: bytes.count, by: 2).flatMap { [bytes[$0 + 1], bytes[$0]] } }
+            table += u16(value.tag) + u16(value.type) + u32(value.count)
+            if bytes.count <= 4 {
+                table += bytes + [UInt8](repeating: 0, count: 4 - bytes.count)
+            } else {
+                table += u32(tailStart + tail.count - stated)
+                tail += bytes + (bytes.count % 2 == 1 ? [0] : [])
+            }
+        }
+        return table + u32(0) + tail
+    }
+
+    /// A little-endian EXIF block: IFD0 with Make, an ExifIFD holding only `makerNote` (built
+    /// for the offset it lands at) and, optionally, a standard ISO.
+    private static func exif(make: String, iso: Int? = nil, makerNote: (Int) -> [UInt8]) -> [UInt8] {
+        let makeText = Array(make.utf8) + [0]
+        let ifd0Start = 8, makeAt = ifd0Start + 2 + 24 + 4, exifAt = makeAt + makeText.count + makeText.count % 2
+        let exifEntries = iso == nil ? 1 : 2
+        let noteAt = exifAt + 2 + 12 * exifEntries + 4
+        let note = makerNote(noteAt)
+        var block: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + EXIFBytes.le32(ifd0Start) + EXIFBytes.le16(2)
+        block += EXIFBytes.entry(0x010F, 2, makeText.count, EXIFBytes.le32(makeAt)) + EXIFBytes.entry(0x8769, 4, 1, EXIFBytes.le32(exifAt))
+        block += EXIFBytes.le32(0) + makeText + (makeText.count % 2 == 1 ? [0] : [])
+        block += EXIFBytes.le16(exifEntries)
+        if let iso { block += EXIFBytes.entry(0x8827, 3, 1, EXIFBytes.le16(iso)) }
+        block += EXIFBytes.entry(0x927C, 7, note.count, EXIFBytes.le32(noteAt)) + EXIFBytes.le32(0) + note
+        return block
+    }
+
+    /// CameraSettings (46 int16s, the first its size in bytes) with CameraISO at index 16.
+    private static func cameraSettings(iso: Int, size: Int = 92) -> Value {
+        var values = [Int](repeating: 0, count: 46)
+        values[0] = size
+        values[16] = iso
+        return (0x0001, 3, 46, le16s(values))
+    }
+
+    /// ShotInfo (27 int16s) with AutoISO at 1 and BaseISO at 2.
+    private static func shotInfo(auto: Int, base: Int) -> Value {
+        var values = [Int](repeating: 0, count: 27)
+        values[0] = 54
+        values[1] = auto
+        values[2] = base
+        return (0x0004, 3, 27, le16s(values))
+    }
+
+    private func check(_ name: String, _ block: [UInt8], iso: MetadataValue?, lens: String? = nil,
+                       file: StaticString = #filePath, line: UInt = #line) throws -> PhotoMetadata {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent(name)
+        try Data(EXIFBytes.jpeg(tiff: block)).write(to: url)
+        let metadata = try MetadataReader.read(path: url.path)
+        let ours = Dictionary(metadata.exiftoolFields.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+        switch (ours["ISO"], iso) {
+        case (.number(let a)?, .number(let b)?): XCTAssertEqual(a, b, accuracy: 1e-9, "ISO of \(name)", file: file, line: line)
+        default: XCTAssertEqual(ours["ISO"], iso, "ISO of \(name)", file: file, line: line)
+        }
+        XCTAssertEqual(metadata.lensModel, lens, "lens of \(name)", file: file, line: line)
+        // exiftool reads the same file to the same values.
+        let oracle = try MetadataFixtures.run("/usr/bin/exiftool", ["-json", "-n", "-ISO", "-LensModel", url.path])
+        let object = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(oracle.utf8)) as? [[String: Any]])?.first)
+        switch iso {
+        case .number(let number)?:
+            XCTAssertEqual(try XCTUnwrap(object["ISO"] as? Double, "exiftool's ISO of \(name)"), number, accuracy: 1e-9, file: file, line: line)
+        case .text(let text)?: XCTAssertEqual(object["ISO"] as? String, text, file: file, line: line)
+        case nil: XCTAssertNil(object["ISO"], "exiftool's ISO of \(name)", file: file, line: line)
+        }
+        XCTAssertEqual(object["LensModel"] as? String, lens, "exiftool's LensModel of \(name)", file: file, line: line)
+        return metadata
+    }
+
+    func testCanonISOFromCameraSettingsOrShotInfoAndTheLensName() throws {
+        let lens: Value = (0x0095, 2, 17, Array("EF50mm f/1.8 II\0\0".utf8))
+        let numeric = try check("numeric.jpg", Self.exif(make: "Canon") { Self.ifd([Self.cameraSettings(iso: 0x4000 | 250), lens], at: $0) },
+                                iso: .number(250), lens: "EF50mm f/1.8 II")
+        XCTAssertEqual(numeric.iso, 250)
+        XCTAssertEqual(numeric.sources["ISO"], .makerNotes)
+        XCTAssertEqual(numeric.sources["LensModel"], .makerNotes)
+        // CameraISO "Auto" (15): BaseISO × AutoISO / 100, with its fraction, as exiftool computes it.
+        let auto = try check("auto.jpg", Self.exif(make: "Canon") {
+            Self.ifd([Self.cameraSettings(iso: 15), Self.shotInfo(auto: 35, base: 164)], at: $0)
+        }, iso: .number(exp(164.0 / 32 * log(2.0)) * 100 / 32 * exp(35.0 / 32 * log(2.0))))
+        XCTAssertEqual(auto.iso, Int((exp(164.0 / 32 * log(2.0)) * 100 / 32 * exp(35.0 / 32 * log(2.0))).rounded()))
+        // The table: 17 is ISO 100.
+        _ = try check("table.jpg", Self.exif(make: "Canon") { Self.ifd([Self.cameraSettings(iso: 17)], at: $0) }, iso: .number(100))
+        // The standard ISO wins.
+        let standard = try check("standard.jpg", Self.exif(make: "Canon", iso: 400) {
+            Self.ifd([Self.cameraSettings(iso: 0x4000 | 250)], at: $0)
+        }, iso: .number(400))
+        XCTAssertNil(standard.sources["ISO"])
+    }
+
+    func testCanonNotesMovedByAnEditorOrInTheOtherByteOrder() throws {
+        // Offsets written 256 bytes low, and the footer naming where the notes were: exiftool's FixBase.
+        let moved = try check("moved.jpg", Self.exif(make: "Canon") { start in
+            Self.ifd([Self.cameraSettings(iso: 0x4000 | 320)], at: start, stated: 256)
+                + [0x49, 0x49, 0x2A, 0x00] + EXIFBytes.le32(start - 256)
+        }, iso: .number(320))
+        XCTAssertEqual(moved.warnings, [])
+        // Big-endian notes in a little-endian EXIF (exiftool's "Unknown" byte order for Canon).
+        _ = try check("swapped.jpg", Self.exif(make: "Canon") { Self.ifd([Self.cameraSettings(iso: 0x4000 | 640)], at: $0, bigEndian: true) },
+                      iso: .number(640))
+    }
+
+    func testBrokenCanonArraysAreNotRead() throws {
+        // CameraSettings whose first value is not its size: exiftool calls it invalid, and so do we.
+        let invalid = try check("invalid.jpg", Self.exif(make: "Canon") { Self.ifd([Self.cameraSettings(iso: 0x4000 | 250, size: 186)], at: $0) },
+                                iso: nil)
+        XCTAssertNil(invalid.sources["ISO"])
+        // Notes with an absurd entry count (65,535 in either byte order): a warning, the rest of the file read.
+        var block = Self.exif(make: "Canon") { Self.ifd([Self.cameraSettings(iso: 0x4000 | 250)], at: $0) }
+        let noteAt = block.count - (2 + 12 + 4 + 92)
+        XCTAssertEqual(Array(block[noteAt..<noteAt + 4]), [1, 0, 1, 0], "the notes' first entry")
+        block[noteAt] = 0xFF
+        block[noteAt + 1] = 0xFF
+        let metadata = try MetadataReader.read(bytes: EXIFBytes.jpeg(tiff: block), name: "cut.jpg")
+        XCTAssertEqual(metadata.make, "Canon")
+        XCTAssertEqual(metadata.width, 40)
+        XCTAssertNil(metadata.iso)
+        XCTAssertTrue(metadata.warnings.contains { $0.hasPrefix("Canon maker notes:") && $0.contains("absurd") }, "\(metadata.warnings)")
+    }
+
+    func testNikonISOAsExiftoolPrintsIt() throws {
+        let metadata = try check("nikon.jpg", Self.exif(make: "NIKON CORPORATION") { _ in
+            let inner = [0x49, 0x49, 0x2A, 0x00] + EXIFBytes.le32(8) + Self.ifd([(0x0002, 3, 2, Self.le16s([0, 200]))], at: 8)
+            return Array("Nikon\0".utf8) + [0x02, 0x10, 0x00, 0x00] + inner
+        }, iso: .text("0 200"))
+        XCTAssertEqual(metadata.iso, 200)
+        XCTAssertEqual(metadata.sources["ISO"], .makerNotes)
+        XCTAssertEqual(Exposure(metadata).iso, 200)
+    }
+}
