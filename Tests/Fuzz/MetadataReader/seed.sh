@@ -69,3 +69,43 @@ vips black "$work/iptc.jpg" 16 12 --bands 3
 exiftool -q -q -m -overwrite_original -all= -IPTC:DateCreated=2019:05:01 -IPTC:TimeCreated=10:20:30+02:00 \
   -IPTC:By-line=Agency -IPTC:City=Oslo "$work/iptc.jpg"
 cp "$work/iptc.jpg" "$out/iptc-only.jpg"
+# Maker notes (MakerNoteReader's path): Canon notes (CameraSettings, ShotInfo, lens name, a footer naming
+# an older offset) and Nikon type-3 notes, in a hand-laid little-endian EXIF block of a tiny JPEG.
+python3 - "$work/iptc.jpg" "$out/makernotes-canon.jpg" "$out/makernotes-nikon.jpg" <<'PY'
+import struct, sys
+jpeg = open(sys.argv[1], "rb").read()
+def ifd(values, start, stated=0):
+    table, tail = struct.pack("<H", len(values)), b""
+    tail_start = start + 2 + 12 * len(values) + 4
+    for tag, kind, count, data in values:
+        table += struct.pack("<HHI", tag, kind, count)
+        if len(data) <= 4:
+            table += data.ljust(4, b"\0")
+        else:
+            table += struct.pack("<I", tail_start + len(tail) - stated)
+            tail += data + (b"\0" if len(data) % 2 else b"")
+    return table + b"\0\0\0\0" + tail
+def exif(make, note_at_offset):
+    make = make + b"\0"
+    make_at = 8 + 2 + 24 + 4
+    exif_at = make_at + len(make) + len(make) % 2
+    note_at = exif_at + 2 + 12 + 4
+    note = note_at_offset(note_at)
+    block = b"II*\0" + struct.pack("<IH", 8, 2) + struct.pack("<HHII", 0x010F, 2, len(make), make_at)
+    block += struct.pack("<HHII", 0x8769, 4, 1, exif_at) + b"\0\0\0\0" + make + b"\0" * (len(make) % 2)
+    block += struct.pack("<H", 1) + struct.pack("<HHII", 0x927C, 7, len(note), note_at) + b"\0\0\0\0" + note
+    payload = b"Exif\0\0" + block
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + jpeg[2:]
+settings = [92] + [0] * 45
+settings[16] = 15
+shot = [54, 35, 164] + [0] * 24
+def canon(start):
+    values = [(1, 3, 46, struct.pack("<46h", *settings)), (4, 3, 27, struct.pack("<27h", *shot)),
+              (0x95, 2, 16, b"EF50mm f/1.8 II\0")]
+    return ifd(values, start, stated=32) + b"II*\0" + struct.pack("<I", start - 32)
+def nikon(start):
+    inner = b"II*\0" + struct.pack("<I", 8) + ifd([(2, 3, 2, struct.pack("<2H", 0, 200))], 8)
+    return b"Nikon\0\x02\x10\0\0" + inner
+open(sys.argv[2], "wb").write(exif(b"Canon", canon))
+open(sys.argv[3], "wb").write(exif(b"NIKON CORPORATION", nikon))
+PY
