@@ -5,7 +5,13 @@ import Foundation
 /// with their source (`PhotoMetadata.sources`):
 /// - Canon: ISO (CameraSettings' CameraISO, else BaseISO × AutoISO / 100 from ShotInfo, as
 ///   exiftool's Composite:ISO; older PowerShots write no standard ISO) and LensModel (0x0095);
-/// - Nikon: ISO (0x0002, two numbers, "0 200" as exiftool's `-n` prints them).
+/// - Nikon: ISO (0x0002, two numbers, "0 200" as exiftool's `-n` prints them);
+/// - Casio: ISO (0x0014, or 0x3014 in the "QVC" notes);
+/// - Asahi (the Pentax Optio 330 and 430): ISO (0x0014, a speed or a code);
+/// - Olympus: LensModel (0x0203 of the Equipment IFD, 0x2010, in the "OLYMPUS\0" notes).
+///
+/// Pentax's own notes ("AOC\0") keep an ISO *index* at 0x0014 (9 for ISO 200), which exiftool's
+/// `-n` prints over the standard ISO; it is not read here, and the standard ISO stays.
 ///
 /// libexif parses these maker notes too, but hands their values out only as display text
 /// (Canon's AutoISO as "2.134", its ISO rounded; Nikon's as "ISO 400"), so the raw values
@@ -23,6 +29,12 @@ enum MakerNoteReader {
                 try canon(source, range, into: &metadata)
             } else if make.hasPrefix("nikon") {
                 try nikon(source, range, into: &metadata)
+            } else if make.hasPrefix("casio") {
+                try casio(source, range, into: &metadata)
+            } else if make.hasPrefix("asahi") {
+                try asahi(source, range, into: &metadata)
+            } else if make.hasPrefix("olympus") {
+                try olympus(source, range, into: &metadata)
             }
         } catch {
             metadata.warnings.append("maker notes could not be read: \(error)")
@@ -32,18 +44,7 @@ enum MakerNoteReader {
     // MARK: Canon
 
     private static func canon(_ source: ByteSource, _ range: Range<Int>, into metadata: inout PhotoMetadata) throws {
-        guard let header = try source.exactly(at: 0, count: 2), let countBytes = try source.exactly(at: range.lowerBound, count: 2) else { return }
-        // Canon notes may keep another byte order than the EXIF's (exiftool's "Unknown"): read in
-        // the EXIF's order, an entry count whose high byte is the larger means the other one.
-        var bigEndian = header == [0x4D, 0x4D]
-        let (high, low) = bigEndian ? (countBytes[0], countBytes[1]) : (countBytes[1], countBytes[0])
-        if high != 0, high > low { bigEndian.toggle() }
-        var reader = TIFFStructure.Reader(source: source)
-        reader.bigEndian = bigEndian
-        guard var (entries, _) = try reader.readIFD(at: range.lowerBound, name: "MakerNotes") else {
-            metadata.warnings += reader.warnings.map { "Canon maker notes: " + $0 }
-            return
-        }
+        guard var (entries, bigEndian) = try plainIFD(source, at: range.lowerBound, maker: "Canon", into: &metadata) else { return }
         // A photo edited after the camera may have moved the notes; their 8-byte footer ("II*\0"
         // and the notes' original offset) says by how much their values' offsets are off.
         if let shift = try canonFooterShift(source, range, bigEndian: bigEndian, entries: entries) {
@@ -54,7 +55,8 @@ enum MakerNoteReader {
         }
         let values = Values(entries: entries, bigEndian: bigEndian)
         if metadata.iso == nil,
-           let iso = canonISO(cameraSettings: values.canonArray(0x0001), shotInfo: values.canonArray(0x0004)) {
+           let iso = canonISO(cameraSettings: values.canonArray(0x0001), shotInfo: values.canonArray(0x0004)),
+           iso.isFinite, iso > 0, iso < 10_000_000 {  // a hostile ShotInfo reaches 2^1024
             metadata.iso = Int(iso.rounded())
             if iso != iso.rounded() { metadata.isoAsWritten = .number(iso) }
             metadata.sources["ISO"] = .makerNotes
@@ -101,6 +103,85 @@ enum MakerNoteReader {
         let autoISO = exp(auto / 32 * log(2.0)) * 100
         let baseISO = exp(base / 32 * log(2.0)) * 100 / 32
         return baseISO * autoISO / 100
+    }
+
+    /// An IFD at `offset` whose values' offsets count from the start of `source`, in the EXIF's
+    /// byte order unless the entry count says otherwise (exiftool's "Unknown" order for maker
+    /// notes: read in the EXIF's order, a count whose high byte is the larger means the other).
+    private static func plainIFD(_ source: ByteSource, at offset: Int, maker: String,
+                                 into metadata: inout PhotoMetadata) throws -> ([TIFFStructure.Entry], Bool)? {
+        guard let header = try source.exactly(at: 0, count: 2), let countBytes = try source.exactly(at: offset, count: 2) else { return nil }
+        var bigEndian = header == [0x4D, 0x4D]
+        let (high, low) = bigEndian ? (countBytes[0], countBytes[1]) : (countBytes[1], countBytes[0])
+        if high != 0, high > low { bigEndian.toggle() }
+        var reader = TIFFStructure.Reader(source: source)
+        reader.bigEndian = bigEndian
+        guard let (entries, _) = try reader.readIFD(at: offset, name: "MakerNotes") else {
+            metadata.warnings += reader.warnings.map { "\(maker) maker notes: " + $0 }
+            return nil
+        }
+        return (entries, bigEndian)
+    }
+
+    // MARK: Casio
+
+    /// Casio's first notes are a plain IFD with the ISO at 0x0014; its later ones ("QVC\0" or
+    /// "DCI\0", the IFD 6 bytes on) keep an ISO code at 0x0014 (3 for ISO 50 …; exiftool's `-n`
+    /// prints the code) or the ISO itself at 0x3014. exiftool keeps the first found.
+    private static func casio(_ source: ByteSource, _ range: Range<Int>, into metadata: inout PhotoMetadata) throws {
+        guard metadata.iso == nil, metadata.isoAsWritten == nil, let prefix = try source.exactly(at: range.lowerBound, count: 4) else { return }
+        let type2 = prefix == Array("QVC\0".utf8) || prefix == Array("DCI\0".utf8)
+        guard let (entries, bigEndian) = try plainIFD(source, at: range.lowerBound + (type2 ? 6 : 0), maker: "Casio",
+                                                        into: &metadata) else { return }
+        let values = Values(entries: entries, bigEndian: bigEndian)
+        guard let iso = (values.integers(0x0014) ?? (type2 ? values.integers(0x3014) : nil))?.first else { return }
+        metadata.isoAsWritten = .number(Double(iso))
+        // The code is not a speed; ISO 0 is "not known".
+        if iso > 0, !(type2 && values.integers(0x0014) != nil) { metadata.iso = Int(iso) }
+        metadata.sources["ISO"] = .makerNotes
+    }
+
+    // MARK: Asahi
+
+    /// The Casio-like notes of the Optio 330 and 430 (a plain IFD): 0x0014 is the ISO speed or a
+    /// code for it (10 for 100, 16 for 200); exiftool's `-n` prints it as written.
+    private static func asahi(_ source: ByteSource, _ range: Range<Int>, into metadata: inout PhotoMetadata) throws {
+        guard metadata.iso == nil, metadata.isoAsWritten == nil, let prefix = try source.exactly(at: range.lowerBound, count: 4),
+              prefix != Array("AOC\0".utf8),
+              let (entries, bigEndian) = try plainIFD(source, at: range.lowerBound, maker: "Asahi", into: &metadata),
+              let iso = Values(entries: entries, bigEndian: bigEndian).integers(0x0014)?.first else { return }
+        let speeds: Set<Int64> = [50, 100, 200, 400, 800, 1600, 3200]
+        metadata.isoAsWritten = .number(Double(iso))
+        if speeds.contains(iso) {
+            metadata.iso = Int(iso)
+        } else if let speed = [10: 100, 16: 200][iso] {
+            metadata.iso = speed
+        }
+        metadata.sources["ISO"] = .makerNotes
+    }
+
+    // MARK: Olympus
+
+    /// Olympus's later notes: "OLYMPUS\0", a byte order, then an IFD at 12 whose offsets count
+    /// from the notes' start; the Equipment IFD (0x2010) names the lens (0x0203).
+    private static func olympus(_ source: ByteSource, _ range: Range<Int>, into metadata: inout PhotoMetadata) throws {
+        guard metadata.lensModel == nil, let note = try source.exactly(at: range.lowerBound, count: range.count),
+              note.starts(with: Array("OLYMPUS\0".utf8)), note.count > 12 else { return }
+        var reader = TIFFStructure.Reader(source: MemoryByteSource(data: note))
+        switch (note[8], note[9]) {
+        case (0x49, 0x49): reader.bigEndian = false
+        case (0x4D, 0x4D): reader.bigEndian = true
+        default: return
+        }
+        guard let (main, _) = try reader.readIFD(at: 12, name: "MakerNotes"),
+              let pointer = Values(entries: main, bigEndian: reader.bigEndian).integers(0x2010)?.first,
+              let (equipment, _) = try reader.readIFD(at: Int(pointer), name: "Equipment") else {
+            metadata.warnings += reader.warnings.map { "Olympus maker notes: " + $0 }
+            return
+        }
+        guard let lens = Values(entries: equipment, bigEndian: reader.bigEndian).text(0x0203), !lens.isEmpty else { return }
+        metadata.lensModel = lens
+        metadata.sources["LensModel"] = .makerNotes
     }
 
     // MARK: Nikon

@@ -125,6 +125,14 @@ final class MakerNoteReaderTests: XCTestCase {
         let invalid = try check("invalid.jpg", Self.exif(make: "Canon") { Self.ifd([Self.cameraSettings(iso: 0x4000 | 250, size: 186)], at: $0) },
                                 iso: nil)
         XCTAssertNil(invalid.sources["ISO"])
+        // ShotInfo values that make BaseISO × AutoISO overflow (found by the fuzzer: a trap converting
+        // infinity to Int) or zero: no ISO.
+        for (auto, base) in [(32767, 32767), (-32768, -32768)] {
+            let block = Self.exif(make: "Canon") { Self.ifd([Self.cameraSettings(iso: 15), Self.shotInfo(auto: auto, base: base)], at: $0) }
+            let metadata = try MetadataReader.read(bytes: EXIFBytes.jpeg(tiff: block), name: "absurd.jpg")
+            XCTAssertNil(metadata.iso, "auto \(auto), base \(base)")
+            XCTAssertEqual(metadata.make, "Canon")
+        }
         // Notes with an absurd entry count (65,535 in either byte order): a warning, the rest of the file read.
         var block = Self.exif(make: "Canon") { Self.ifd([Self.cameraSettings(iso: 0x4000 | 250)], at: $0) }
         let noteAt = block.count - (2 + 12 + 4 + 92)
@@ -146,5 +154,50 @@ final class MakerNoteReaderTests: XCTestCase {
         XCTAssertEqual(metadata.iso, 200)
         XCTAssertEqual(metadata.sources["ISO"], .makerNotes)
         XCTAssertEqual(Exposure(metadata).iso, 200)
+    }
+
+    func testCasioISOInBothKindsOfNotes() throws {
+        let first = try check("casio1.jpg", Self.exif(make: "CASIO") { Self.ifd([(0x0014, 3, 1, EXIFBytes.le16(64))], at: $0) },
+                              iso: .number(64))
+        XCTAssertEqual(first.iso, 64)
+        let second = try check("casio2.jpg", Self.exif(make: "CASIO COMPUTER CO.,LTD.") {
+            Array("QVC\0\0\0".utf8) + Self.ifd([(0x3014, 3, 1, EXIFBytes.le16(50))], at: $0 + 6)
+        }, iso: .number(50))
+        XCTAssertEqual(second.iso, 50)
+        // The later notes' 0x0014 is a code (6 for ISO 100), printed as the code by exiftool's -n: not a speed.
+        let code = try check("casio3.jpg", Self.exif(make: "CASIO COMPUTER CO.,LTD.") {
+            Array("QVC\0\0\0".utf8) + Self.ifd([(0x0014, 3, 1, EXIFBytes.le16(6)), (0x3014, 3, 1, EXIFBytes.le16(100))], at: $0 + 6)
+        }, iso: .number(6))
+        XCTAssertNil(code.iso)
+        XCTAssertEqual(Exposure(code).iso, nil)
+    }
+
+    func testOptioAndOlympusNotes() throws {
+        let optio = try check("optio.jpg", Self.exif(make: "Asahi Optical Co.,Ltd") { Self.ifd([(0x0014, 3, 1, EXIFBytes.le16(100))], at: $0) },
+                              iso: .number(100))
+        XCTAssertEqual(optio.iso, 100)
+        // Olympus: offsets count from the notes' start; the Equipment IFD follows the main one.
+        let olympus = try check("olympus.jpg", Self.exif(make: "OLYMPUS IMAGING CORP.") { _ in
+            let main = Self.ifd([(0x2010, 13, 1, EXIFBytes.le32(30))], at: 12)
+            let equipment = Self.ifd([(0x0203, 2, 20, Array("OLYMPUS M.17mm F1.8\0".utf8))], at: 30)
+            return Array("OLYMPUS\0II".utf8) + [0x03, 0x00] + main + equipment
+        }, iso: nil, lens: "OLYMPUS M.17mm F1.8")
+        XCTAssertEqual(olympus.sources["LensModel"], .makerNotes)
+    }
+
+    /// Where shoebox is right and exiftool is not: Pentax's notes keep an ISO *index* (9 for ISO
+    /// 200), and `exiftool -n` prints it over the standard ISO the camera also wrote. Shoebox keeps
+    /// the standard ISO, the speed.
+    func testPentaxISOIndexDoesNotReplaceTheStandardISO() throws {
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("pentax.jpg")
+        let block = Self.exif(make: "PENTAX Corporation", iso: 200) { Array("AOC\0II".utf8) + Self.ifd([(0x0014, 3, 1, EXIFBytes.le16(9))], at: $0 + 6) }
+        try Data(EXIFBytes.jpeg(tiff: block)).write(to: url)
+        let oracle = try MetadataFixtures.run("/usr/bin/exiftool", ["-json", "-n", "-ISO", url.path])
+        let object = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(oracle.utf8)) as? [[String: Any]])?.first)
+        XCTAssertEqual(object["ISO"] as? Int, 9, "exiftool -n prints Pentax's index")
+        let metadata = try MetadataReader.read(path: url.path)
+        XCTAssertEqual(metadata.iso, 200)
+        XCTAssertNil(metadata.isoAsWritten)
+        XCTAssertNil(metadata.sources["ISO"])
     }
 }
