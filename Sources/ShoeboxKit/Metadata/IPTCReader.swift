@@ -9,21 +9,24 @@ enum IPTCReader {
     static let maximumBlock = 1024 * 1024
 
     /// Finds the IPTC record in `photoshop` (an APP13 payload, "Photoshop 3.0\0" then 8BIM
-    /// resources) and fills `metadata`'s missing values from it.
-    static func merge(_ photoshop: [UInt8], into metadata: inout PhotoMetadata) {
-        guard photoshop.count <= maximumBlock else { return }
-        photoshop.withUnsafeBufferPointer { bytes in
-            guard let base = bytes.baseAddress else { return }
+    /// resources) and fills `metadata`'s missing values from it. Returns the record's own
+    /// DateCreated and TimeCreated joined (exiftool's Composite:DateTimeCreated), when it has both,
+    /// even where XMP already gave a DateCreated.
+    @discardableResult
+    static func merge(_ photoshop: [UInt8], into metadata: inout PhotoMetadata) -> String? {
+        guard photoshop.count <= maximumBlock else { return nil }
+        return photoshop.withUnsafeBufferPointer { bytes -> String? in
+            guard let base = bytes.baseAddress else { return nil }
             var length: UInt32 = 0
             let offset = iptc_jpeg_ps3_find_iptc(base, UInt32(bytes.count), &length)
             guard offset > 0 else {
                 if offset < 0 { metadata.warnings.append("Photoshop resource block (APP13) is malformed; its IPTC was not read") }
-                return
+                return nil
             }
             guard Int(offset) + Int(length) <= bytes.count, length > 0,
                   let data = iptc_data_new_from_data(base + Int(offset), length) else {
                 metadata.warnings.append("IPTC record is malformed; not read")
-                return
+                return nil
             }
             defer { iptc_data_unref(data) }
             let date = text(data, IPTC_TAG_DATE_CREATED).flatMap(dateForm)
@@ -36,16 +39,24 @@ enum IPTCReader {
                 metadata.timeCreated = time
                 metadata.sources["TimeCreated"] = .iptc
             }
+            guard let date, let time else { return nil }
+            return date + " " + time
         }
     }
 
-    /// exiftool's Composite:DateTimeOriginal: without a DateTimeOriginal anywhere, DateCreated
-    /// and TimeCreated joined ("2019:05:01 10:20:30+02:00"), marked with DateCreated's source.
-    /// (exiftool would also join an XMP DateCreated that has its own time to a TimeCreated,
-    /// giving two times; such a date is left alone here.)
-    static func composeDateTimeOriginal(_ metadata: inout PhotoMetadata) {
-        guard metadata.dateTimeOriginal == nil, let date = metadata.dateCreated, !date.contains(" "),
-              let time = metadata.timeCreated else { return }
+    /// exiftool's Composite:DateTimeOriginal: without a DateTimeOriginal anywhere, the IPTC
+    /// record's DateCreated and TimeCreated joined (`iptcDateTime`, what `merge` returns), else
+    /// DateCreated and TimeCreated from wherever they came ("2019:05:01 10:20:30+02:00"), marked
+    /// with DateCreated's source. (exiftool would also join an XMP DateCreated that has its own
+    /// time to a TimeCreated, giving two times; such a date is left alone here.)
+    static func composeDateTimeOriginal(_ metadata: inout PhotoMetadata, iptcDateTime: String?) {
+        guard metadata.dateTimeOriginal == nil else { return }
+        if let iptcDateTime {
+            metadata.dateTimeOriginal = iptcDateTime
+            metadata.sources["DateTimeOriginal"] = .iptc
+            return
+        }
+        guard let date = metadata.dateCreated, !date.contains(" "), let time = metadata.timeCreated else { return }
         metadata.dateTimeOriginal = date + " " + time
         metadata.sources["DateTimeOriginal"] = metadata.sources["DateCreated"] ?? .iptc
     }

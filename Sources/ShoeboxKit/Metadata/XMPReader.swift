@@ -23,6 +23,24 @@ enum XMPReader {
 
     /// Parses `packet` and fills `metadata`'s missing values from it; a packet Exempi cannot
     /// parse leaves a warning and nothing else.
+    /// The packet up to the end of its trailer (`<?xpacket end="w"?>`): an editor that wrote a
+    /// shorter packet over a longer one leaves the old one's tail after it, which is not XML
+    /// (exiftool stops at the trailer too). The first trailer counts; unchanged without one.
+    static func trimmedAtTrailer(_ packet: [UInt8]) -> [UInt8] {
+        let trailer = Array("<?xpacket end=".utf8)
+        guard packet.count >= trailer.count else { return packet }
+        var index = 0
+        while index + trailer.count <= packet.count {
+            if packet[index] == trailer[0], packet[index..<index + trailer.count].elementsEqual(trailer) {
+                var end = index + trailer.count
+                while end + 1 < packet.count, !(packet[end] == UInt8(ascii: "?") && packet[end + 1] == UInt8(ascii: ">")) { end += 1 }
+                return end + 1 < packet.count ? Array(packet[..<(end + 2)]) : packet
+            }
+            index += 1
+        }
+        return packet
+    }
+
     static func merge(_ packet: [UInt8], into metadata: inout PhotoMetadata) {
         guard initialized else {
             metadata.warnings.append("XMP not read: the XMP library did not start")
@@ -32,6 +50,7 @@ enum XMPReader {
             metadata.warnings.append("XMP packet of \(packet.count) bytes is over \(maximumPacket / 1024) KiB; not read")
             return
         }
+        let packet = trimmedAtTrailer(packet)
         let xmp: XmpPtr? = packet.withUnsafeBufferPointer { bytes in
             bytes.baseAddress.flatMap { base in
                 base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { xmp_new($0, bytes.count) }

@@ -42,6 +42,14 @@ final class IPTCReaderTests: XCTestCase {
         let metadata = try MetadataReader.read(path: both.path)
         assertMatchesExiftool(metadata, try XCTUnwrap(try MetadataFixtures.exiftool([both])[both.path]))
         XCTAssertEqual(CaptureDate.forFile(metadata: metadata, modified: 0), CaptureDate(takenAt: "2017:01:02 03:04:05", source: .xmp))
+        // XMP's DateCreated (with its own time) stands as DateCreated; DateTimeOriginal is still
+        // the IPTC pair, as exiftool's composite takes IPTC's DateTimeCreated first.
+        let press = try jpeg("press2.jpg", in: folder, ["-IPTC:DateCreated=2018:01:12", "-IPTC:TimeCreated=21:19:13+00:00",
+                                                        "-XMP-photoshop:DateCreated=2018:01:12 21:19:13"])
+        let pressMetadata = try MetadataReader.read(path: press.path)
+        assertMatchesExiftool(pressMetadata, try XCTUnwrap(try MetadataFixtures.exiftool([press])[press.path]))
+        XCTAssertEqual(pressMetadata.dateTimeOriginal, "2018:01:12 21:19:13+00:00")
+        XCTAssertEqual(pressMetadata.sources["DateTimeOriginal"], .iptc)
         let all = try jpeg("all.jpg", in: folder, ["-IPTC:DateCreated=2019:05:01", "-EXIF:DateTimeOriginal=2016:02:03 04:05:06"])
         XCTAssertEqual(CaptureDate.forFile(metadata: try MetadataReader.read(path: all.path), modified: 0).source, .exif)
     }

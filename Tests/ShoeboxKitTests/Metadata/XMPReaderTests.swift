@@ -137,6 +137,19 @@ final class XMPReaderTests: XCTestCase {
             XCTAssertTrue(metadata.warnings.contains { $0.hasPrefix("XMP packet is not well-formed RDF/XML") }, "\(metadata.warnings)")
             XCTAssertEqual(metadata.sources, [:])
         }
+        // A shorter packet written over a longer one: the old tail follows the trailer (a corpus PNG
+        // of metadata-extractor's "Issue 356"). Read up to the first trailer, as exiftool does.
+        let packet = """
+            <?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF \
+            xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" \
+            xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:DateTimeOriginal="1988-12-01T18:53:44"/></rdf:RDF>\
+            </x:xmpmeta><?xpacket end="r"?>li></rdf:Bag></x:xmpmeta><?xpacket end="w"?>
+            """
+        let overwritten = try MetadataReader.read(bytes: withAPP1(signature + Array(packet.utf8)), name: "overwritten.jpg")
+        XCTAssertEqual(overwritten.warnings, [])
+        XCTAssertEqual(overwritten.dateTimeOriginal, "1988:12:01 18:53:44")
+        XCTAssertEqual(XMPReader.trimmedAtTrailer(Array("<a/>".utf8)), Array("<a/>".utf8))
+        XCTAssertEqual(XMPReader.trimmedAtTrailer(Array("<a/><?xpacket end=".utf8)), Array("<a/><?xpacket end=".utf8))
         // An empty packet is no packet at all, and no warning either way is wrong: nothing is filled.
         let empty = try MetadataReader.read(bytes: withAPP1(signature), name: "empty.jpg")
         XCTAssertNil(empty.make)
