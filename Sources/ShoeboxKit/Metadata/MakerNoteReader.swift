@@ -8,7 +8,9 @@ import Foundation
 /// - Nikon: ISO (0x0002, two numbers, "0 200" as exiftool's `-n` prints them);
 /// - Casio: ISO (0x0014, or 0x3014 in the "QVC" notes);
 /// - Asahi (the Pentax Optio 330 and 430): ISO (0x0014, a speed or a code);
-/// - Olympus: LensModel (0x0203 of the Equipment IFD, 0x2010, in the "OLYMPUS\0" notes).
+/// - Olympus: LensModel (0x0203 of the Equipment IFD, 0x2010, in the "OLYMPUS\0" notes);
+/// - Kodak ("KDK" and type-3 binary notes): the measured ExposureTime and FNumber, which
+///   exiftool prints over EXIF's nominal ones (0.03111 s for EXIF's 1/30), and ISO.
 ///
 /// Pentax's own notes ("AOC\0") keep an ISO *index* at 0x0014 (9 for ISO 200), which exiftool's
 /// `-n` prints over the standard ISO; it is not read here, and the standard ISO stays.
@@ -35,6 +37,8 @@ enum MakerNoteReader {
                 try asahi(source, range, into: &metadata)
             } else if make.hasPrefix("olympus") {
                 try olympus(source, range, into: &metadata)
+            } else if make.hasPrefix("eastman kodak") {
+                try kodak(source, range, into: &metadata)
             }
         } catch {
             metadata.warnings.append("maker notes could not be read: \(error)")
@@ -182,6 +186,46 @@ enum MakerNoteReader {
         guard let lens = Values(entries: equipment, bigEndian: reader.bigEndian).text(0x0203), !lens.isEmpty else { return }
         metadata.lensModel = lens
         metadata.sources["LensModel"] = .makerNotes
+    }
+
+    // MARK: Kodak
+
+    /// Kodak's binary notes: "KDK INFO" (big-endian) or "KDK" (little-endian), the fields 8 bytes
+    /// on (FNumber at 0x1E, ExposureTime at 0x20, ISO at 0x60); or type 3 (byte 12 is 7, big-
+    /// endian; ExposureTime at 0x38, FNumber at 0x3C, ISO at 0x4E). FNumber is in hundredths,
+    /// ExposureTime in units of 10 µs. exiftool prints these over EXIF's: so does this.
+    private static func kodak(_ source: ByteSource, _ range: Range<Int>, into metadata: inout PhotoMetadata) throws {
+        guard let head = try source.exactly(at: range.lowerBound, count: min(range.count, 0x62 + 8)) else { return }
+        let layout: (base: Int, fNumber: Int, exposure: Int, iso: Int, bigEndian: Bool)
+        if head.starts(with: Array("KDK INFO".utf8)) {
+            layout = (8, 0x1E, 0x20, 0x60, true)
+        } else if head.starts(with: Array("KDK".utf8)) {
+            layout = (8, 0x1E, 0x20, 0x60, false)
+        } else if head.count > 12, head[12] == 7, !head.starts(with: Array("MM".utf8)), !head.starts(with: Array("II".utf8)),
+                  !head.starts(with: Array("AOC".utf8)) {
+            layout = (0, 0x3C, 0x38, 0x4E, true)
+        } else {
+            return
+        }
+        func number(_ offset: Int, _ width: Int) -> Int? {
+            let start = layout.base + offset
+            guard start + width <= head.count else { return nil }
+            let bytes = head[start..<start + width]
+            return (layout.bigEndian ? Array(bytes) : bytes.reversed()).reduce(0) { $0 << 8 | Int($1) }
+        }
+        if let hundredths = number(layout.fNumber, 2), hundredths > 0 {
+            metadata.fNumber = Double(hundredths) / 100
+            metadata.sources["FNumber"] = .makerNotes
+        }
+        if let units = number(layout.exposure, 4), units > 0 {
+            metadata.exposureTime = Double(units) / 1e5
+            metadata.sources["ExposureTime"] = .makerNotes
+        }
+        if metadata.iso == nil, metadata.isoAsWritten == nil, let iso = number(layout.iso, 2) {
+            metadata.isoAsWritten = .number(Double(iso))
+            if iso > 0, iso < 0xFFFF { metadata.iso = iso }  // 65535: not known
+            metadata.sources["ISO"] = .makerNotes
+        }
     }
 
     // MARK: Nikon

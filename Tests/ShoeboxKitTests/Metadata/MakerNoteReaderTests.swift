@@ -200,4 +200,41 @@ final class MakerNoteReaderTests: XCTestCase {
         XCTAssertNil(metadata.isoAsWritten)
         XCTAssertNil(metadata.sources["ISO"])
     }
+
+    /// Kodak's measured exposure, which exiftool prints over EXIF's nominal one.
+    func testKodakBinaryNotes() throws {
+        func kodak(_ name: String, _ note: [UInt8]) throws -> PhotoMetadata {
+            let url = try makeTemporaryDirectory(self).appendingPathComponent(name)
+            try Data(EXIFBytes.jpeg(tiff: Self.exif(make: "EASTMAN KODAK COMPANY") { _ in note })).write(to: url)
+            let metadata = try MetadataReader.read(path: url.path)
+            // exiftool also finds a (zero) capture date in these notes; the exposure is compared.
+            let oracle = try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path])
+            XCTAssertEqual(metadata.exposureTime, oracle["ExposureTime"] as? Double, name)
+            XCTAssertEqual(metadata.fNumber, oracle["FNumber"] as? Double, name)
+            XCTAssertEqual(metadata.exiftoolFields.first { $0.key == "ISO" }?.value, (oracle["ISO"] as? Double).map { .number($0) }, name)
+            return metadata
+        }
+        func be(_ value: Int, _ width: Int) -> [UInt8] { (0..<width).reversed().map { UInt8(value >> ($0 * 8) & 0xFF) } }
+        // "KDK INFO", big-endian, fields 8 bytes on: FNumber 0x1E, ExposureTime 0x20, ISO 0x60.
+        var main = Array("KDK INFO".utf8) + [UInt8](repeating: 0, count: 0x62)
+        main.replaceSubrange(8 + 0x1E..<8 + 0x20, with: be(673, 2))
+        main.replaceSubrange(8 + 0x20..<8 + 0x24, with: be(464, 4))
+        main.replaceSubrange(8 + 0x60..<8 + 0x62, with: be(108, 2))
+        let first = try kodak("kdk.jpg", main)
+        XCTAssertEqual(first.fNumber, 6.73)
+        XCTAssertEqual(first.exposureTime, 0.00464)
+        XCTAssertEqual(first.iso, 108)
+        XCTAssertEqual(first.sources["ExposureTime"], .makerNotes)
+        // Type 3 (byte 12 is 7): ExposureTime 0x38, FNumber 0x3C, ISO 0x4E, where 65535 is "not known".
+        var third = [UInt8](repeating: 0, count: 0x50)
+        third[12] = 7
+        third.replaceSubrange(0x38..<0x3C, with: be(3111, 4))
+        third.replaceSubrange(0x3C..<0x3E, with: be(390, 2))
+        third.replaceSubrange(0x4E..<0x50, with: be(0xFFFF, 2))
+        let dc240 = try kodak("dc240.jpg", third)
+        XCTAssertEqual(dc240.exposureTime, 0.03111)
+        XCTAssertEqual(dc240.fNumber, 3.9)
+        XCTAssertNil(dc240.iso)
+        XCTAssertEqual(dc240.isoAsWritten, .number(65535))
+    }
 }
