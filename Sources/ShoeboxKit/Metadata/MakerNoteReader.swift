@@ -10,7 +10,8 @@ import Foundation
 /// - Asahi (the Pentax Optio 330 and 430): ISO (0x0014, a speed or a code);
 /// - Olympus: LensModel (0x0203 of the Equipment IFD, 0x2010, in the "OLYMPUS\0" notes);
 /// - Kodak ("KDK" and type-3 binary notes): the measured ExposureTime and FNumber, which
-///   exiftool prints over EXIF's nominal ones (0.03111 s for EXIF's 1/30), and ISO.
+///   exiftool prints over EXIF's nominal ones (0.03111 s for EXIF's 1/30), and ISO;
+/// - Minolta: ExposureTime and FNumber from CameraSettings (0x0001 or 0x0003), where EXIF has none.
 ///
 /// Pentax's own notes ("AOC\0") keep an ISO *index* at 0x0014 (9 for ISO 200), which exiftool's
 /// `-n` prints over the standard ISO; it is not read here, and the standard ISO stays.
@@ -39,6 +40,8 @@ enum MakerNoteReader {
                 try olympus(source, range, into: &metadata)
             } else if make.hasPrefix("eastman kodak") {
                 try kodak(source, range, into: &metadata)
+            } else if make.hasPrefix("minolta") || make.hasPrefix("konica minolta") {
+                try minolta(source, range, into: &metadata)
             }
         } catch {
             metadata.warnings.append("maker notes could not be read: \(error)")
@@ -228,6 +231,30 @@ enum MakerNoteReader {
         }
     }
 
+    // MARK: Minolta
+
+    /// Minolta's CameraSettings (0x0003, or the older 0x0001): big-endian 32-bit words, the
+    /// exposure time at 9 as 2^((48 − v) / 8) s and the f-number at 10 as 2^((v − 8) / 16).
+    /// exiftool gives them lower priority than EXIF's, so they only fill gaps.
+    private static func minolta(_ source: ByteSource, _ range: Range<Int>, into metadata: inout PhotoMetadata) throws {
+        guard metadata.exposureTime == nil || metadata.fNumber == nil,
+              let (entries, bigEndian) = try plainIFD(source, at: range.lowerBound, maker: "Minolta", into: &metadata) else { return }
+        let values = Values(entries: entries, bigEndian: bigEndian)
+        guard let settings = values.bytes(0x0003) ?? values.bytes(0x0001), settings.count >= 44 else { return }
+        func word(_ index: Int) -> Double {
+            Double(settings[index * 4..<index * 4 + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        }
+        let exposure = pow(2, (48 - word(9)) / 8), fNumber = pow(2, (word(10) - 8) / 16)
+        if metadata.exposureTime == nil, exposure.isFinite, exposure > 0, exposure < 1e7 {
+            metadata.exposureTime = exposure
+            metadata.sources["ExposureTime"] = .makerNotes
+        }
+        if metadata.fNumber == nil, fNumber.isFinite, fNumber > 0, fNumber < 1e7 {
+            metadata.fNumber = fNumber
+            metadata.sources["FNumber"] = .makerNotes
+        }
+    }
+
     // MARK: Nikon
 
     /// Nikon's type-3 notes ("Nikon\0", a version, then a TIFF header of their own, offsets
@@ -273,6 +300,13 @@ enum MakerNoteReader {
                 data = bytes
             }
             return ExifValue(format: UInt32(entry.type), count: Int(entry.count), raw: data, bigEndian: bigEndian)
+        }
+
+        /// The value's bytes as stored, whatever its type.
+        func bytes(_ tag: UInt16) -> [UInt8]? {
+            guard let entry = entries.first(where: { $0.tag == tag }) else { return nil }
+            guard let pending = entry.pending else { return entry.data }
+            return try? pending.source.exactly(at: pending.offset, count: pending.length)
         }
 
         func integers(_ tag: UInt16) -> [Int64]? {

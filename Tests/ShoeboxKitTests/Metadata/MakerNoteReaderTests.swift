@@ -237,4 +237,19 @@ final class MakerNoteReaderTests: XCTestCase {
         XCTAssertNil(dc240.iso)
         XCTAssertEqual(dc240.isoAsWritten, .number(65535))
     }
+
+    /// Minolta's CameraSettings words (big-endian) give the exposure EXIF left out.
+    func testMinoltaCameraSettings() throws {
+        var words = [UInt8](repeating: 0, count: 56 * 4)
+        words[9 * 4 + 3] = 104  // 2^((48 - 104) / 8) = 1/128 s
+        words[10 * 4 + 3] = 44  // 2^((44 - 8) / 16) = f/4.757
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("minolta.jpg")
+        try Data(EXIFBytes.jpeg(tiff: Self.exif(make: "Minolta Co., Ltd.") { Self.ifd([(0x0003, 7, words.count, words)], at: $0) })).write(to: url)
+        let metadata = try MetadataReader.read(path: url.path)
+        let oracle = try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path])
+        XCTAssertEqual(metadata.exposureTime, 0.0078125)
+        XCTAssertEqual(try XCTUnwrap(oracle["ExposureTime"] as? Double), 0.0078125)
+        XCTAssertEqual(try XCTUnwrap(metadata.fNumber), try XCTUnwrap(oracle["FNumber"] as? Double), accuracy: 1e-12)
+        XCTAssertEqual(metadata.sources["FNumber"], .makerNotes)
+    }
 }
