@@ -70,7 +70,8 @@ exiftool -q -q -m -overwrite_original -all= -IPTC:DateCreated=2019:05:01 -IPTC:T
   -IPTC:By-line=Agency -IPTC:City=Oslo "$work/iptc.jpg"
 cp "$work/iptc.jpg" "$out/iptc-only.jpg"
 # Maker notes (MakerNoteReader's path): Canon notes (CameraSettings, ShotInfo, lens name, a footer naming
-# an older offset) and Nikon type-3 notes, in a hand-laid little-endian EXIF block of a tiny JPEG.
+# an older offset), Nikon type-3, Casio QVC, Olympus (Equipment IFD), Kodak KDK and Minolta CameraSettings
+# notes, each in a hand-laid little-endian EXIF block of a tiny JPEG.
 python3 - "$work/iptc.jpg" "$out/makernotes-canon.jpg" "$out/makernotes-nikon.jpg" <<'PY'
 import struct, sys
 jpeg = open(sys.argv[1], "rb").read()
@@ -106,6 +107,22 @@ def canon(start):
 def nikon(start):
     inner = b"II*\0" + struct.pack("<I", 8) + ifd([(2, 3, 2, struct.pack("<2H", 0, 200))], 8)
     return b"Nikon\0\x02\x10\0\0" + inner
+def olympus(start):
+    main = ifd([(0x2010, 13, 1, struct.pack("<I", 30))], 12)
+    return b"OLYMPUS\0II\x03\0" + main + ifd([(0x0203, 2, 20, b"OLYMPUS M.17mm F1.8\0")], 30)
+kodak = bytearray(b"KDK INFO" + b"\0" * 0x62)
+kodak[8 + 0x1E:8 + 0x20] = struct.pack(">H", 673)
+kodak[8 + 0x20:8 + 0x24] = struct.pack(">I", 464)
+kodak[8 + 0x60:8 + 0x62] = struct.pack(">H", 108)
+minolta = bytearray(56 * 4)
+minolta[9 * 4 + 3], minolta[10 * 4 + 3] = 104, 44
 open(sys.argv[2], "wb").write(exif(b"Canon", canon))
 open(sys.argv[3], "wb").write(exif(b"NIKON CORPORATION", nikon))
+folder = sys.argv[2].rsplit("/", 1)[0]
+for name, make, note in [
+        ("casio", b"CASIO COMPUTER CO.,LTD.", lambda start: b"QVC\0\0\0" + ifd([(0x3014, 3, 1, struct.pack("<H", 50))], start + 6)),
+        ("olympus", b"OLYMPUS IMAGING CORP.", olympus),
+        ("kodak", b"EASTMAN KODAK COMPANY", lambda start: bytes(kodak)),
+        ("minolta", b"Minolta Co., Ltd.", lambda start: ifd([(3, 7, len(minolta), bytes(minolta))], start))]:
+    open(folder + "/makernotes-" + name + ".jpg", "wb").write(exif(make, note))
 PY
