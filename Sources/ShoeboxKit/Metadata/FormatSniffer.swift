@@ -29,6 +29,7 @@ public enum FormatSniffer {
         if at(0, ascii("RIFF")) && at(8, ascii("WEBP")) { return .webp }
         if at(4, ascii("ftyp")) { return isoMediaFormat(b) }
         if at(0, ascii("FUJIFILMCCD-RAW")) { return .raf }
+        if at(0, [0x00, 0x4D, 0x52, 0x4D]) && at(8, [0x00, 0x50, 0x52, 0x44]) { return .mrw }  // "\0MRM", first block "\0PRD"
         if at(0, [0x49, 0x49, 0x2A, 0x00]) {
             return at(8, [0x43, 0x52, 0x02]) ? .cr2 : .tiff
         }

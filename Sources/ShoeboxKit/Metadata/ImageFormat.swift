@@ -2,7 +2,7 @@
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, jxl
     // Camera raw formats (most are TIFF-based).
-    case dng, cr2, cr3, nef, arw, orf, rw2, raf, pef, srw
+    case dng, cr2, cr3, nef, arw, orf, rw2, raf, pef, srw, mrw
 
     /// The file extension used in the library.
     public var fileExtension: String {
@@ -45,6 +45,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .raf: return "image/x-fuji-raf"
         case .pef: return "image/x-pentax-pef"
         case .srw: return "image/x-samsung-srw"
+        case .mrw: return "image/x-minolta-mrw"
         }
     }
 
@@ -59,7 +60,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     /// Camera raw formats: sniffing alone cannot tell most of them from plain TIFF.
     public var isRaw: Bool {
         switch self {
-        case .dng, .cr2, .cr3, .nef, .arw, .orf, .rw2, .raf, .pef, .srw: return true
+        case .dng, .cr2, .cr3, .nef, .arw, .orf, .rw2, .raf, .pef, .srw, .mrw: return true
         default: return false
         }
     }

@@ -126,3 +126,11 @@ for name, make, note in [
         ("minolta", b"Minolta Co., Ltd.", lambda start: ifd([(3, 7, len(minolta), bytes(minolta))], start))]:
     open(folder + "/makernotes-" + name + ".jpg", "wb").write(exif(make, note))
 PY
+# Minolta MRW (MRWContainer's path): "\0MRM", a PRD block with the pixel size, a TTW block holding the seed TIFF.
+python3 - "$work/seed.tif" "$out/seed.mrw" <<'PY'
+import struct, sys
+tiff = open(sys.argv[1], "rb").read()
+prd = b"21810002" + struct.pack(">4H", 2456, 3272, 2448, 3264) + b"\x0c\x0c\x59\0\0\0\0\0"
+blocks = b"\0PRD" + struct.pack(">I", len(prd)) + prd + b"\0TTW" + struct.pack(">I", len(tiff)) + tiff
+open(sys.argv[2], "wb").write(b"\0MRM" + struct.pack(">I", len(blocks)) + blocks + b"\x55" * 64)
+PY
