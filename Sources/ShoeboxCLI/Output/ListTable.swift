@@ -59,6 +59,7 @@ struct ListTable {
         case .exif: return "camera"
         case .xmp: return "XMP"
         case .iptc: return "IPTC"
+        case .rawHeader: return "raw header"
         case .lastModified: return "server"
         case .fetchTime: return "download"
         case .fileTime: return "file"

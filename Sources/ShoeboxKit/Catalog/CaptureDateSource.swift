@@ -1,4 +1,5 @@
-/// Where an original's `takenAt` came from: the photo's own capture time (EXIF, else XMP), or
+/// Where an original's `takenAt` came from: the photo's own capture time (EXIF, else XMP, IPTC or
+/// a raw header), or
 /// a fallback used to date a photo that has none (catalog column `originals.dated_by`).
 public enum CaptureDateSource: String, Sendable, Codable, CaseIterable {
     /// EXIF DateTimeOriginal, else CreateDate, else DateTime.
@@ -9,6 +10,8 @@ public enum CaptureDateSource: String, Sendable, Codable, CaseIterable {
     /// The IPTC record's DateCreated with its TimeCreated, for a photo whose EXIF and XMP name no
     /// capture time.
     case iptc
+    /// A raw format's own header (Kyocera RAW), for a photo whose EXIF, XMP and IPTC name none.
+    case rawHeader = "raw-header"
     /// The HTTP Last-Modified header of the response that delivered the bytes.
     case lastModified = "last-modified"
     /// The time the bytes were downloaded.
@@ -17,5 +20,5 @@ public enum CaptureDateSource: String, Sendable, Codable, CaseIterable {
     case fileTime = "file-time"
 
     /// Whether the photo's own metadata dated it (rather than the server, the download or the file).
-    public var isCamera: Bool { self == .exif || self == .xmp || self == .iptc }
+    public var isCamera: Bool { self == .exif || self == .xmp || self == .iptc || self == .rawHeader }
 }

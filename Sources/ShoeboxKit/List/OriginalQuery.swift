@@ -87,13 +87,13 @@ public struct OriginalQuery: Sendable, Equatable {
     }
 
     /// How an original was dated, as `--dated-by` takes it: the catalog's words (`exif`, `xmp`, `iptc`,
-    /// `last-modified`, `fetch-time`, `file-time`) or `camera`, `server`, `download`, `file`.
+    /// `raw-header`, `last-modified`, `fetch-time`, `file-time`) or `camera`, `server`, `download`, `file`.
     public static func captureDateSource(named text: String) throws(OriginalQueryError) -> CaptureDateSource {
         let aliases: [String: CaptureDateSource] = ["camera": .exif, "server": .lastModified, "download": .fetchTime, "file": .fileTime]
         let name = text.lowercased()
         if let source = CaptureDateSource(rawValue: name) ?? aliases[name] { return source }
         throw .invalid(option: "dated-by", value: text,
-                       expected: "not a dating; use exif (camera), xmp, iptc, last-modified (server), fetch-time (download) or file-time (file)")
+                       expected: "not a dating; use exif (camera), xmp, iptc, raw-header, last-modified (server), fetch-time (download) or file-time (file)")
     }
 
     /// With a `lens` filter: the same filters, lens aside, for the originals whose lens is not

@@ -33,6 +33,7 @@ public struct CaptureDate: Sendable, Equatable {
         if let date = exif(metadata) { return CaptureDate(takenAt: date, source: .exif) }
         if let date = xmp(metadata) { return CaptureDate(takenAt: date, source: .xmp) }
         if let date = iptc(metadata) { return CaptureDate(takenAt: date, source: .iptc) }
+        if let date = rawHeader(metadata) { return CaptureDate(takenAt: date, source: .rawHeader) }
         if let lastModified, let time = lastModifiedTime(lastModified, now: downloadedAt) {
             return CaptureDate(takenAt: Timestamp.exif(time), source: .lastModified)
         }
@@ -45,6 +46,7 @@ public struct CaptureDate: Sendable, Equatable {
         if let date = exif(metadata) { return CaptureDate(takenAt: date, source: .exif) }
         if let date = xmp(metadata) { return CaptureDate(takenAt: date, source: .xmp) }
         if let date = iptc(metadata) { return CaptureDate(takenAt: date, source: .iptc) }
+        if let date = rawHeader(metadata) { return CaptureDate(takenAt: date, source: .rawHeader) }
         return CaptureDate(takenAt: Timestamp.exif(modified), source: .fileTime)
     }
 
@@ -127,6 +129,13 @@ public struct CaptureDate: Sendable, Equatable {
         guard let written = writtenInIPTC(metadata) else { return nil }
         // "YYYY:MM:DD HH:MM:SS" and any zone after it: the zone's digits are not the time's.
         return canonical(String(written.prefix(19)))
+    }
+
+    /// The capture time a raw format's own header gives (Kyocera RAW), in EXIF's form; nil when
+    /// it names no plausible day.
+    public static func rawHeader(_ metadata: PhotoMetadata?) -> String? {
+        guard let metadata, metadata.sources["DateTimeOriginal"] == .rawHeader, let date = metadata.dateTimeOriginal else { return nil }
+        return canonical(String(date.prefix(19)))
     }
 
     /// The capture time an XMP packet gives, in EXIF's form and local time (the zone the date

@@ -16,6 +16,8 @@ struct ContainerContents {
     var omitted: [TIFFStructure.Omitted] = []
     /// A TIFF-based file's maker notes, left in the file by the repacking: read from `source`.
     var makerNote: (source: ByteSource, range: Range<Int>)?
+    /// Values a raw format keeps in its own header rather than in EXIF (Kyocera RAW).
+    var rawHeader: PhotoMetadata?
 
     init(format: ImageFormat) {
         self.format = format

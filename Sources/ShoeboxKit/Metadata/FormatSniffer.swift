@@ -40,6 +40,7 @@ public enum FormatSniffer {
             return .jxl
         }
         if at(0, ascii("BM")) && b.count >= 18 && isPlausibleBMP(b) { return .bmp }
+        if KyoceraRawContainer.isKyoceraRaw(b) { return .kyoceraRaw }
         return nil
     }
 

@@ -42,10 +42,11 @@ public enum MetadataReader {
         }
         if let note = contents.makerNote { MakerNoteReader.merge(note.source, makerNote: note.range, into: &metadata) }
         if let packet = contents.xmp { XMPReader.merge(packet, into: &metadata) }
+        if let header = contents.rawHeader { metadata.fillGaps(from: header, source: .rawHeader) }
         let iptcDateTime = contents.photoshop.flatMap { IPTCReader.merge($0, into: &metadata) }
         IPTCReader.composeDateTimeOriginal(&metadata, iptcDateTime: iptcDateTime)
         // Nothing at all could be read from a format we walk: the file is broken, not just its EXIF.
-        if ContainerReader.isSupported(sniffed), metadata.width == nil, contents.exif == nil, !contents.warnings.isEmpty {
+        if ContainerReader.isSupported(sniffed), metadata.width == nil, contents.exif == nil, contents.rawHeader == nil, !contents.warnings.isEmpty {
             throw MetadataError.damaged(path: path, format: contents.format, detail: contents.warnings.joined(separator: "; "))
         }
         return metadata

@@ -6,4 +6,6 @@ public enum MetadataSource: String, Sendable, Equatable {
     case iptc = "IPTC"
     /// The maker's own notes inside the EXIF (tag 0x927C), read where exiftool's tables place a value.
     case makerNotes = "MakerNotes"
+    /// A raw format's own header, for formats that keep their values there (Kyocera RAW).
+    case rawHeader = "RawHeader"
 }

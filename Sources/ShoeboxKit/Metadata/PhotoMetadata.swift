@@ -88,10 +88,42 @@ public struct PhotoMetadata: Sendable, Equatable {
         gps?.altitude ?? altitudeWithoutPosition
     }
 
-    /// The first capture time written (EXIF's, then XMP's), as written, in `CaptureDate`'s
+    /// The first capture time written (EXIF's, then XMP's, IPTC's, a raw header's), as written, in `CaptureDate`'s
     /// order, for display (`inspect`); it may not be plausible. What dates an original is
     /// `CaptureDate.forDownload` / `forFile`.
     public var bestCaptureDate: String? {
         CaptureDate.written(in: self).first ?? CaptureDate.writtenInXMP(self).first ?? CaptureDate.writtenInIPTC(self)
+            ?? (sources["DateTimeOriginal"] == .rawHeader ? dateTimeOriginal : nil)
+    }
+}
+
+extension PhotoMetadata {
+    /// Takes from `other` every value this one lacks, marking each taken value's exiftool key
+    /// with `source` (a raw header's values, after the EXIF).
+    mutating func fillGaps(from other: PhotoMetadata, source: MetadataSource) {
+        func take<Value>(_ key: String, _ field: WritableKeyPath<PhotoMetadata, Value?>) {
+            guard self[keyPath: field] == nil, let value = other[keyPath: field] else { return }
+            self[keyPath: field] = value
+            sources[key] = source
+        }
+        take("Make", \.make)
+        take("Model", \.model)
+        take("LensModel", \.lensModel)
+        take("Software", \.software)
+        take("DateTimeOriginal", \.dateTimeOriginal)
+        take("CreateDate", \.createDate)
+        take("Orientation", \.orientation)
+        take("ExposureTime", \.exposureTime)
+        take("FNumber", \.fNumber)
+        take("FocalLength", \.focalLength)
+        if iso == nil, isoAsWritten == nil, other.iso != nil || other.isoAsWritten != nil {
+            iso = other.iso
+            isoAsWritten = other.isoAsWritten
+            sources["ISO"] = source
+        }
+        if width == nil, height == nil, let width = other.width, let height = other.height {
+            self.width = width
+            self.height = height
+        }
     }
 }

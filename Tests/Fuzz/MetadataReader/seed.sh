@@ -134,3 +134,13 @@ prd = b"21810002" + struct.pack(">4H", 2456, 3272, 2448, 3264) + b"\x0c\x0c\x59\
 blocks = b"\0PRD" + struct.pack(">I", len(prd)) + prd + b"\0TTW" + struct.pack(">I", len(tiff)) + tiff
 open(sys.argv[2], "wb").write(b"\0MRM" + struct.pack(">I", len(blocks)) + blocks + b"\x55" * 64)
 PY
+# Kyocera RAW (KyoceraRawContainer's path): the 156-byte header with its text fields back to front.
+python3 - "$out/seed-kyocera.raw" <<'PY'
+import struct, sys
+header = bytearray(156)
+for offset, text in ((0x0C, b"N DIGITAL"), (0x19, b"KYOCERA"), (0x21, b"2005:07:16 18:14:30")):
+    header[offset:offset + len(text)] = text[::-1]
+for offset, value in ((0x34, 13), (0x38, 56), (0x58, 56), (0x70, 55)):
+    header[offset:offset + 4] = struct.pack(">I", value)
+open(sys.argv[1], "wb").write(bytes(header) + b"\x40" * 64)
+PY
