@@ -41,6 +41,7 @@ public enum FormatSniffer {
         }
         if at(0, ascii("BM")) && b.count >= 18 && isPlausibleBMP(b) { return .bmp }
         if KyoceraRawContainer.isKyoceraRaw(b) { return .kyoceraRaw }
+        if CRWContainer.isCRW(b) { return .crw }
         return nil
     }
 

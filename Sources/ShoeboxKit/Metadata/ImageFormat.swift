@@ -2,7 +2,7 @@
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, jxl
     // Camera raw formats (most are TIFF-based).
-    case dng, cr2, cr3, nef, arw, orf, rw2, raf, pef, srw, mrw
+    case dng, cr2, cr3, nef, arw, orf, rw2, raf, pef, srw, mrw, crw
     /// Kyocera (Contax N Digital) RAW, ".raw".
     case kyoceraRaw = "raw"
 
@@ -48,6 +48,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .pef: return "image/x-pentax-pef"
         case .srw: return "image/x-samsung-srw"
         case .mrw: return "image/x-minolta-mrw"
+        case .crw: return "image/x-canon-crw"
         case .kyoceraRaw: return "image/x-kyocera-raw"
         }
     }
@@ -63,7 +64,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     /// Camera raw formats: sniffing alone cannot tell most of them from plain TIFF.
     public var isRaw: Bool {
         switch self {
-        case .dng, .cr2, .cr3, .nef, .arw, .orf, .rw2, .raf, .pef, .srw, .mrw, .kyoceraRaw: return true
+        case .dng, .cr2, .cr3, .nef, .arw, .orf, .rw2, .raf, .pef, .srw, .mrw, .crw, .kyoceraRaw: return true
         default: return false
         }
     }

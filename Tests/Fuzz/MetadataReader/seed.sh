@@ -144,3 +144,22 @@ for offset, value in ((0x34, 13), (0x38, 56), (0x58, 56), (0x70, 55)):
     header[offset:offset + 4] = struct.pack(">I", value)
 open(sys.argv[1], "wb").write(bytes(header) + b"\x40" * 64)
 PY
+# Canon CRW (CRWContainer's path): CIFF heaps with make and model, a subheap with the time stamp,
+# the image info and Canon's CameraSettings, ShotInfo and FocalLength arrays.
+python3 - "$out/seed.crw" <<'PY'
+import struct, sys
+def heap(entries):
+    values, table = b"", struct.pack("<H", len(entries))
+    for tag, data in entries:
+        table += struct.pack("<HII", tag, len(data), len(values))
+        values += data
+    return values + table + struct.pack("<I", len(values))
+settings = [92] + [0] * 45
+settings[16], settings[25] = 0x4000 | 200, 1
+shot = [54] + [0] * 26
+shot[21], shot[22] = 0x74, 0xC0
+props = heap([(0x180E, struct.pack("<3I", 1068485966, 0, 0)), (0x1810, struct.pack("<IIfi", 3072, 2048, 1.0, 0)),
+              (0x102D, struct.pack("<46H", *settings)), (0x102A, struct.pack("<27H", *shot)), (0x1029, struct.pack("<4H", 1, 24, 0, 0))])
+root = heap([(0x080A, b"Canon\0Canon EOS DIGITAL REBEL\0"), (0x300A, props)])
+open(sys.argv[1], "wb").write(b"II" + struct.pack("<I", 26) + b"HEAPCCDR" + b"\1\0\2\0" + b"\0" * 8 + root)
+PY
