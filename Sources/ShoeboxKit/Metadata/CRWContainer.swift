@@ -37,14 +37,7 @@ enum CRWContainer {
             values.make = parts.first.map { String(decoding: $0, as: UTF8.self) }.flatMap { $0.isEmpty ? nil : $0 }
             values.model = parts.dropFirst().first.map { String(decoding: $0, as: UTF8.self) }.flatMap { $0.isEmpty ? nil : $0 }
         }
-        if let stamp = walk.words32(0x180E)?.first {
-            var time = time_t(stamp)
-            var parts = tm()
-            if gmtime_r(&time, &parts) != nil {
-                values.dateTimeOriginal = String(format: "%04d:%02d:%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                                                 Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-            }
-        }
+        if let stamp = walk.words32(0x180E)?.first { values.dateTimeOriginal = Timestamp.exif(time_t(stamp)) }
         if let info = walk.words32(0x1810), info.count >= 2, info[0] > 0, info[1] > 0, info[0] < 1 << 20, info[1] < 1 << 20 {
             contents.setSize(width: Int(info[0]), height: Int(info[1]))
         }

@@ -42,6 +42,7 @@ public enum FormatSniffer {
         if at(0, ascii("BM")) && b.count >= 18 && isPlausibleBMP(b) { return .bmp }
         if KyoceraRawContainer.isKyoceraRaw(b) { return .kyoceraRaw }
         if CRWContainer.isCRW(b) { return .crw }
+        if at(0, ascii("FOVb")) { return .x3f }
         return nil
     }
 

@@ -2,7 +2,7 @@
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, jxl
     // Camera raw formats (most are TIFF-based).
-    case dng, cr2, cr3, nef, arw, orf, rw2, raf, pef, srw, mrw, crw
+    case dng, cr2, cr3, nef, arw, orf, rw2, raf, pef, srw, mrw, crw, x3f
     /// Kyocera (Contax N Digital) RAW, ".raw".
     case kyoceraRaw = "raw"
 
@@ -49,6 +49,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .srw: return "image/x-samsung-srw"
         case .mrw: return "image/x-minolta-mrw"
         case .crw: return "image/x-canon-crw"
+        case .x3f: return "image/x-sigma-x3f"
         case .kyoceraRaw: return "image/x-kyocera-raw"
         }
     }
@@ -64,7 +65,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     /// Camera raw formats: sniffing alone cannot tell most of them from plain TIFF.
     public var isRaw: Bool {
         switch self {
-        case .dng, .cr2, .cr3, .nef, .arw, .orf, .rw2, .raf, .pef, .srw, .mrw, .crw, .kyoceraRaw: return true
+        case .dng, .cr2, .cr3, .nef, .arw, .orf, .rw2, .raf, .pef, .srw, .mrw, .crw, .x3f, .kyoceraRaw: return true
         default: return false
         }
     }

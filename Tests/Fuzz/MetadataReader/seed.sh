@@ -163,3 +163,19 @@ props = heap([(0x180E, struct.pack("<3I", 1068485966, 0, 0)), (0x1810, struct.pa
 root = heap([(0x080A, b"Canon\0Canon EOS DIGITAL REBEL\0"), (0x300A, props)])
 open(sys.argv[1], "wb").write(b"II" + struct.pack("<I", 26) + b"HEAPCCDR" + b"\1\0\2\0" + b"\0" * 8 + root)
 PY
+# Sigma X3F (X3FContainer's path): a version 2.0 header, a PROP section of UTF-16 pairs, the SECd directory.
+python3 - "$out/seed.x3f" <<'PY'
+import struct, sys
+pairs = [("CAMMANUF", "SIGMA"), ("CAMMODEL", "SIGMA SD10"), ("TIME", "978309395"), ("ISO", "100"),
+         ("SHUTTER", "0.00929"), ("APERTURE", "8.35419"), ("FLENGTH", "30")]
+chars, positions = [], b""
+for name, value in pairs:
+    positions += struct.pack("<I", len(chars)); chars += [ord(c) for c in name] + [0]
+    positions += struct.pack("<I", len(chars)); chars += [ord(c) for c in value] + [0]
+prop = b"SECp" + struct.pack("<5I", 0x10000, len(pairs), 0, 0, len(chars)) + positions + struct.pack("<%dH" % len(chars), *chars)
+header = bytearray(b"FOVb" + struct.pack("<I", 0x20000) + b"\0" * 40)
+header[28:36] = struct.pack("<2I", 2268, 1512)
+body = bytes(header) + prop
+table = b"SECd" + struct.pack("<2I", 0x20000, 1) + struct.pack("<2I", len(header), len(prop)) + b"PROP"
+open(sys.argv[1], "wb").write(body + table + struct.pack("<I", len(body)))
+PY

@@ -22,7 +22,7 @@ public enum ContentTypeRules {
         "image/x-olympus-orf": .orf, "image/x-panasonic-rw2": .rw2, "image/x-panasonic-raw": .rw2,
         "image/x-fuji-raf": .raf, "image/x-pentax-pef": .pef, "image/x-samsung-srw": .srw,
         "image/x-minolta-mrw": .mrw, "image/x-kyocera-raw": .kyoceraRaw,
-        "image/x-canon-crw": .crw,
+        "image/x-canon-crw": .crw, "image/x-sigma-x3f": .x3f,
     ]
 
     /// Types that say "some bytes" or "some image" without naming a format: the bytes decide, with no warning.
