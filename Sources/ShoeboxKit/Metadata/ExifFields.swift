@@ -54,6 +54,7 @@ struct ExifFields {
         metadata.gps = gpsPosition(altitude: altitude, warnings: &metadata.warnings)
         // An altitude is a value of its own (exiftool reports it without a position too).
         metadata.altitudeWithoutPosition = metadata.gps == nil ? altitude : nil
+        if metadata.format == .rw2 { applyPanasonicRaw(to: &metadata) }
     }
 
     /// Signed decimal degrees from the GPS IFD (south and west negative), with `altitude`.
@@ -89,5 +90,17 @@ struct ExifFields {
             total += part / [1.0, 60.0, 3600.0][index]
         }
         return total
+    }
+
+    /// Panasonic RW2's own IFD0 tags, as exiftool reads them: ISO at 0x0017 (the camera's EXIF
+    /// sits in an embedded JPEG), and the image's size from the sensor borders (0x0004 top,
+    /// 0x0005 left, 0x0006 bottom, 0x0007 right: exiftool's Composite ImageWidth/Height).
+    private func applyPanasonicRaw(to metadata: inout PhotoMetadata) {
+        if metadata.iso == nil, let iso = number("IFD0", 0x0017), iso > 0, iso < 10_000_000 { metadata.iso = Int(iso) }
+        if let top = number("IFD0", 0x0004), let left = number("IFD0", 0x0005), let bottom = number("IFD0", 0x0006),
+           let right = number("IFD0", 0x0007), right > left, bottom > top, right - left < 1_048_576, bottom - top < 1_048_576 {
+            metadata.width = Int(right - left)
+            metadata.height = Int(bottom - top)
+        }
     }
 }
