@@ -3,7 +3,7 @@ enum ContainerReader {
     /// Formats whose structure Shoebox walks itself; for the others only the format is reported.
     static func isSupported(_ format: ImageFormat) -> Bool {
         switch format {
-        case .jpeg, .png, .webp, .heic, .heif, .avif, .gif, .bmp, .raf, .cr3, .mrw, .crw, .x3f, .kyoceraRaw: return true
+        case .jpeg, .png, .webp, .heic, .heif, .avif, .gif, .bmp, .raf, .cr3, .mrw, .crw, .x3f, .kyoceraRaw, .jp2, .jxl: return true
         default: return format.isTIFFBased
         }
     }
@@ -30,6 +30,10 @@ enum ContainerReader {
             return try KyoceraRawContainer.read(source)
         case .crw:
             return try CRWContainer.read(source)
+        case .jp2:
+            return try JP2Container.read(source)
+        case .jxl:
+            return try JXLContainer.read(source)
         case .x3f:
             return try X3FContainer.read(source)
         case _ where format.isTIFFBased:

@@ -43,6 +43,7 @@ public enum FormatSniffer {
         if KyoceraRawContainer.isKyoceraRaw(b) { return .kyoceraRaw }
         if CRWContainer.isCRW(b) { return .crw }
         if at(0, ascii("FOVb")) { return .x3f }
+        if at(0, JP2Container.signature) { return .jp2 }
         return nil
     }
 

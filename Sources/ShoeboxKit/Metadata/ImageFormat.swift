@@ -1,6 +1,6 @@
 /// An image container format, recognised by its MIME type or its first bytes.
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
-    case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, jxl
+    case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, jxl, jp2
     // Camera raw formats (most are TIFF-based).
     case dng, cr2, cr3, nef, arw, orf, rw2, raf, pef, srw, mrw, crw, x3f
     /// Kyocera (Contax N Digital) RAW, ".raw".
@@ -37,6 +37,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .tiff: return "image/tiff"
         case .bmp: return "image/bmp"
         case .jxl: return "image/jxl"
+        case .jp2: return "image/jp2"
         case .dng: return "image/x-adobe-dng"
         case .cr2: return "image/x-canon-cr2"
         case .cr3: return "image/x-canon-cr3"

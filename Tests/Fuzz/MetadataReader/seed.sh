@@ -179,3 +179,22 @@ body = bytes(header) + prop
 table = b"SECd" + struct.pack("<2I", 0x20000, 1) + struct.pack("<2I", len(header), len(prop)) + b"PROP"
 open(sys.argv[1], "wb").write(body + table + struct.pack("<I", len(body)))
 PY
+# JPEG 2000 (JP2Container) and JPEG XL (JXLContainer): image header, XMP box, bare codestream, container
+# with a Brotli-compressed Exif box (libbrotlienc's bytes for a block whose Make is "Canon").
+python3 - "$out/seed.jp2" "$out/seed-bare.jxl" "$out/seed-boxed.jxl" <<'PY'
+import struct, sys
+def box(kind, payload): return struct.pack(">I", len(payload) + 8) + kind + payload
+xmp = (b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+       b'<rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/></rdf:RDF></x:xmpmeta>')
+jp2 = (bytes([0, 0, 0, 0x0C]) + b"jP  \r\n\x87\n" + box(b"ftyp", b"jp2 \0\0\0\0jp2 ")
+       + box(b"jp2h", box(b"ihdr", struct.pack(">II", 3701, 2717) + bytes([0, 3, 7, 7, 0, 0]))) + box(b"xml ", xmp)
+       + box(b"jp2c", b"\xff\x4f\xff\x51" + b"\0" * 40))
+open(sys.argv[1], "wb").write(jp2)
+codestream = bytes([0xFF, 0x0A, 0x00, 0x02, 0x1C, 0x00, 0x1D, 0x00]) + b"\0" * 24
+open(sys.argv[2], "wb").write(codestream)
+compressed = bytes([0x1b, 0x23, 0x00, 0xf8, 0x07, 0xe1, 0x64, 0x27, 0x98, 0xa6, 0x0b, 0x51, 0x6a, 0x4a, 0x91, 0x8d,
+                    0x82, 0xa1, 0x84, 0xff, 0xd3, 0x08, 0x13, 0xa9, 0xb0, 0x00, 0x4b, 0x00])
+boxed = (bytes([0, 0, 0, 0x0C]) + b"JXL \r\n\x87\n" + box(b"ftyp", b"jxl \0\0\0\0jxl ") + box(b"brob", b"Exif" + compressed)
+         + box(b"jxlc", codestream))
+open(sys.argv[3], "wb").write(boxed)
+PY

@@ -15,7 +15,7 @@ public enum ContentTypeRules {
         "image/avif": .avif, "image/avif-sequence": .avif,
         "image/tiff": .tiff, "image/tiff-fx": .tiff,
         "image/bmp": .bmp, "image/x-bmp": .bmp, "image/x-ms-bmp": .bmp,
-        "image/jxl": .jxl,
+        "image/jxl": .jxl, "image/jp2": .jp2, "image/jpx": .jp2,
         "image/x-adobe-dng": .dng, "image/dng": .dng,
         "image/x-canon-cr2": .cr2, "image/x-canon-cr3": .cr3,
         "image/x-nikon-nef": .nef, "image/x-sony-arw": .arw,
