@@ -10,7 +10,8 @@ public enum CaptureDateSource: String, Sendable, Codable, CaseIterable {
     /// The IPTC record's DateCreated with its TimeCreated, for a photo whose EXIF and XMP name no
     /// capture time.
     case iptc
-    /// A raw format's own header (Kyocera RAW), for a photo whose EXIF, XMP and IPTC name none.
+    /// A camera's own header (a raw format's: CRW, X3F, Kyocera RAW; a JPEG's APP0 CIFF or APP12
+    /// Picture Info), for a photo whose EXIF, XMP and IPTC name none.
     case rawHeader = "raw-header"
     /// The HTTP Last-Modified header of the response that delivered the bytes.
     case lastModified = "last-modified"

@@ -17,9 +17,14 @@ enum CRWContainer {
         prefix.count >= 14 && prefix[0] == 0x49 && prefix[1] == 0x49 && Array(prefix[6..<14]) == Array("HEAPCCDR".utf8)
     }
 
+    /// The same heaps inside a JPEG's APP0 segment ("HEAPJPGM").
+    static func isCIFF(_ prefix: [UInt8]) -> Bool {
+        prefix.count >= 14 && prefix[0] == 0x49 && prefix[1] == 0x49 && Array(prefix[6..<14]) == Array("HEAPJPGM".utf8)
+    }
+
     static func read(_ source: ByteSource) throws -> ContainerContents {
         var contents = ContainerContents(format: .crw)
-        guard let header = try source.exactly(at: 0, count: 14), isCRW(header) else {
+        guard let header = try source.exactly(at: 0, count: 14), isCRW(header) || isCIFF(header) else {
             contents.warnings.append("CRW header cut off (file truncated)")
             return contents
         }

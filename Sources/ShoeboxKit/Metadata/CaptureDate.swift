@@ -131,10 +131,11 @@ public struct CaptureDate: Sendable, Equatable {
         return canonical(String(written.prefix(19)))
     }
 
-    /// The capture time a raw format's own header gives (Kyocera RAW), in EXIF's form; nil when
-    /// it names no plausible day.
+    /// The capture time a camera's own header gives (a raw format's: CRW, X3F, Kyocera RAW; a
+    /// JPEG's APP0 CIFF or APP12 Picture Info), in EXIF's form; nil when it names no plausible day.
     public static func rawHeader(_ metadata: PhotoMetadata?) -> String? {
-        guard let metadata, metadata.sources["DateTimeOriginal"] == .rawHeader, let date = metadata.dateTimeOriginal else { return nil }
+        guard let metadata, [.rawHeader, .pictureInfo].contains(metadata.sources["DateTimeOriginal"]),
+              let date = metadata.dateTimeOriginal else { return nil }
         return canonical(String(date.prefix(19)))
     }
 

@@ -16,8 +16,11 @@ struct ContainerContents {
     var omitted: [TIFFStructure.Omitted] = []
     /// A TIFF-based file's maker notes, left in the file by the repacking: read from `source`.
     var makerNote: (source: ByteSource, range: Range<Int>)?
-    /// Values a raw format keeps in its own header rather than in EXIF (Kyocera RAW).
+    /// Values a raw format keeps in its own header rather than in EXIF (Kyocera RAW, CRW, X3F;
+    /// the CIFF heaps of a JPEG's APP0).
     var rawHeader: PhotoMetadata?
+    /// A JPEG's APP12 "Picture Info" text (older Agfa, Olympus, Polaroid cameras).
+    var pictureInfo: [UInt8]?
 
     init(format: ImageFormat) {
         self.format = format

@@ -69,6 +69,17 @@ enum JPEGContainer {
                try source.exactly(at: payloadOffset, count: photoshopSignature.count) == photoshopSignature {
                 contents.photoshop = try source.bytes(at: payloadOffset, count: min(payloadLength, source.size - payloadOffset))
             }
+            if marker == 0xE0, contents.rawHeader == nil, payloadLength >= 14, payloadLength <= maximumSideSegment,
+               let payload = try source.exactly(at: payloadOffset, count: payloadLength), CRWContainer.isCIFF(payload) {
+                // Canon's CIFF heaps in APP0 (early PowerShots): its values fill what EXIF leaves out.
+                let ciff = try CRWContainer.read(MemoryByteSource(data: payload))
+                contents.rawHeader = ciff.rawHeader
+                contents.warnings += ciff.warnings.map { "JPEG APP0 CIFF: " + $0 }
+            }
+            if marker == 0xEC, contents.pictureInfo == nil, payloadLength <= maximumSideSegment,
+               let payload = try source.exactly(at: payloadOffset, count: payloadLength) {
+                contents.pictureInfo = payload
+            }
             if marker == 0xE1, contents.exif == nil || contents.xmp == nil {
                 try readAPP1(source, at: payloadOffset, length: min(payloadLength, source.size - payloadOffset), into: &contents)
             } else if isFrameHeader(marker), contents.width == nil {
@@ -108,6 +119,9 @@ enum JPEGContainer {
         contents.warnings.append("JPEG marker expected at byte \(start), found 0x\(hex(found)) and no marker in the next \(budget) bytes; headers damaged")
         return nil
     }
+
+    /// APP0 CIFF and APP12 segments larger than this are not read (one segment holds 64 KiB).
+    static let maximumSideSegment = 64 * 1024
 
     /// The signature of an APP13 segment holding Photoshop resources (IPTC among them).
     static let photoshopSignature = Array("Photoshop 3.0\0".utf8)

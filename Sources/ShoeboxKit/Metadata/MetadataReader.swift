@@ -43,6 +43,7 @@ public enum MetadataReader {
         if let note = contents.makerNote { MakerNoteReader.merge(note.source, makerNote: note.range, into: &metadata) }
         if let packet = contents.xmp { XMPReader.merge(packet, into: &metadata) }
         if let header = contents.rawHeader { metadata.fillGaps(from: header, source: .rawHeader) }
+        if let text = contents.pictureInfo { metadata.fillGaps(from: PictureInfoReader.values(text), source: .pictureInfo) }
         let iptcDateTime = contents.photoshop.flatMap { IPTCReader.merge($0, into: &metadata) }
         IPTCReader.composeDateTimeOriginal(&metadata, iptcDateTime: iptcDateTime)
         // Nothing at all could be read from a format we walk: the file is broken, not just its EXIF.

@@ -8,4 +8,6 @@ public enum MetadataSource: String, Sendable, Equatable {
     case makerNotes = "MakerNotes"
     /// A raw format's own header, for formats that keep their values there (Kyocera RAW).
     case rawHeader = "RawHeader"
+    /// A JPEG's APP12 "Picture Info" text.
+    case pictureInfo = "PictureInfo"
 }

@@ -198,3 +198,14 @@ boxed = (bytes([0, 0, 0, 0x0C]) + b"JXL \r\n\x87\n" + box(b"ftyp", b"jxl \0\0\0\
          + box(b"jxlc", codestream))
 open(sys.argv[3], "wb").write(boxed)
 PY
+# A JPEG's APP0 CIFF heaps (HEAPJPGM) and APP12 Picture Info text (the JPEG side segments of older cameras).
+python3 - "$out/seed.crw" "$work/iptc.jpg" "$out/seed-app0-ciff.jpg" "$out/seed-app12.jpg" <<'PY'
+import struct, sys
+ciff = bytearray(open(sys.argv[1], "rb").read())
+ciff[6:14] = b"HEAPJPGM"
+jpeg = open(sys.argv[2], "rb").read()
+def segment(marker, payload): return b"\xff" + bytes([marker]) + struct.pack(">H", len(payload) + 2) + payload
+open(sys.argv[3], "wb").write(jpeg[:2] + segment(0xE0, bytes(ciff)) + jpeg[2:])
+text = b"[picture info]\r\nTimeDate=909698819\r\nShutter=33363\r\nFNumber=F2.8\r\n\0"
+open(sys.argv[4], "wb").write(jpeg[:2] + segment(0xEC, text) + jpeg[2:])
+PY
