@@ -42,7 +42,7 @@ public enum ListCommand: Command {
             OptionSpec("near", .value("LAT,LON,DISTANCE"), help: "Position within DISTANCE (km, or m with the suffix m: 2km, 500m) of LAT,LON."),
             OptionSpec("format", .values("FORMAT"), help: "Stored format: a name or extension (jpeg, png, heic, cr3...) or a MIME type."),
             OptionSpec("dated-by", .values("HOW"),
-                       help: "How the capture date was found: exif (camera), xmp, iptc, raw-header, last-modified (server), fetch-time (download) or file-time."),
+                       help: "How the capture date was found: exif (camera), maker-notes, xmp, iptc, raw-header, last-modified (server), fetch-time (download) or file-time."),
             OptionSpec("added-since", .value("DATE"), help: "Stored at or after DATE (UTC)."),
             OptionSpec("added-until", .value("DATE"), help: "Stored on or before DATE (UTC)."),
             OptionSpec("host", .value("HOST"), help: "Downloaded from a URL on HOST (http or https, any port), as listed."),

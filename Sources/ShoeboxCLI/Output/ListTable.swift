@@ -57,6 +57,7 @@ struct ListTable {
     static func dating(_ source: CaptureDateSource) -> String {
         switch source {
         case .exif: return "camera"
+        case .makerNotes: return "maker notes"
         case .xmp: return "XMP"
         case .iptc: return "IPTC"
         case .rawHeader: return "raw header"

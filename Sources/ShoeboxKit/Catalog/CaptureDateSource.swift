@@ -4,6 +4,8 @@
 public enum CaptureDateSource: String, Sendable, Codable, CaseIterable {
     /// EXIF DateTimeOriginal, else CreateDate, else DateTime.
     case exif
+    /// The maker notes' capture time (Reconyx trail cameras), for a photo whose EXIF names none.
+    case makerNotes = "maker-notes"
     /// The XMP packet's exif:DateTimeOriginal, else xmp:CreateDate, else photoshop:DateCreated,
     /// for a photo whose EXIF has no plausible capture time.
     case xmp
@@ -21,5 +23,5 @@ public enum CaptureDateSource: String, Sendable, Codable, CaseIterable {
     case fileTime = "file-time"
 
     /// Whether the photo's own metadata dated it (rather than the server, the download or the file).
-    public var isCamera: Bool { self == .exif || self == .xmp || self == .iptc || self == .rawHeader }
+    public var isCamera: Bool { [.exif, .makerNotes, .xmp, .iptc, .rawHeader].contains(self) }
 }

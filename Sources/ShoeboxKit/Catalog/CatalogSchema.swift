@@ -27,7 +27,7 @@
 ///     gps_altitude  REAL,                 -- metres above sea level
 ///     orientation   INTEGER,              -- EXIF orientation 1..8
 ///     added_at      TEXT NOT NULL,
-///     dated_by      TEXT,                 -- where taken_at came from: exif|xmp|iptc|raw-header|last-modified|fetch-time|file-time
+///     dated_by      TEXT,                 -- where taken_at came from: exif|maker-notes|xmp|iptc|raw-header|last-modified|fetch-time|file-time
 ///                                         --   (NULL: catalogued by schema 1, which did not record it)
 ///     folded_path   TEXT,                 -- path lower-cased (Unicode), NFC: fetch gives no two originals the
 ///                                         --   same one, so the library can be copied to a case-insensitive disk

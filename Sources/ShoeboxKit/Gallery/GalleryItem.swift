@@ -35,7 +35,7 @@ public struct GalleryItem: Sendable, Equatable {
     public var dateCaveat: (short: String, long: String)? {
         guard original.takenAt != nil, let source = original.datedBy, !source.isCamera else { return nil }
         switch source {
-        case .exif, .xmp, .iptc, .rawHeader: return nil
+        case .exif, .makerNotes, .xmp, .iptc, .rawHeader: return nil
         case .lastModified: return ("server date", "from the server's Last-Modified header, not the camera")
         case .fetchTime: return ("download date", "the day it was downloaded: the file names no capture time")
         case .fileTime: return ("file date", "the file's modification time: the file names no capture time")

@@ -86,14 +86,14 @@ public struct OriginalQuery: Sendable, Equatable {
         throw .invalid(option: "format", value: text, expected: "not a format shoebox stores; use one of \(names), or a MIME type")
     }
 
-    /// How an original was dated, as `--dated-by` takes it: the catalog's words (`exif`, `xmp`, `iptc`,
+    /// How an original was dated, as `--dated-by` takes it: the catalog's words (`exif`, `maker-notes`, `xmp`, `iptc`,
     /// `raw-header`, `last-modified`, `fetch-time`, `file-time`) or `camera`, `server`, `download`, `file`.
     public static func captureDateSource(named text: String) throws(OriginalQueryError) -> CaptureDateSource {
         let aliases: [String: CaptureDateSource] = ["camera": .exif, "server": .lastModified, "download": .fetchTime, "file": .fileTime]
         let name = text.lowercased()
         if let source = CaptureDateSource(rawValue: name) ?? aliases[name] { return source }
         throw .invalid(option: "dated-by", value: text,
-                       expected: "not a dating; use exif (camera), xmp, iptc, raw-header, last-modified (server), fetch-time (download) or file-time (file)")
+                       expected: "not a dating; use exif (camera), maker-notes, xmp, iptc, raw-header, last-modified (server), fetch-time (download) or file-time (file)")
     }
 
     /// With a `lens` filter: the same filters, lens aside, for the originals whose lens is not

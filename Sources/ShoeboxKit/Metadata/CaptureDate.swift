@@ -31,6 +31,7 @@ public struct CaptureDate: Sendable, Equatable {
     /// the download time.
     public static func forDownload(metadata: PhotoMetadata?, lastModified: String?, downloadedAt: time_t = time(nil)) -> CaptureDate {
         if let date = exif(metadata) { return CaptureDate(takenAt: date, source: .exif) }
+        if let date = makerNotes(metadata) { return CaptureDate(takenAt: date, source: .makerNotes) }
         if let date = xmp(metadata) { return CaptureDate(takenAt: date, source: .xmp) }
         if let date = iptc(metadata) { return CaptureDate(takenAt: date, source: .iptc) }
         if let date = rawHeader(metadata) { return CaptureDate(takenAt: date, source: .rawHeader) }
@@ -44,6 +45,7 @@ public struct CaptureDate: Sendable, Equatable {
     /// file's modification time.
     public static func forFile(metadata: PhotoMetadata?, modified: time_t) -> CaptureDate {
         if let date = exif(metadata) { return CaptureDate(takenAt: date, source: .exif) }
+        if let date = makerNotes(metadata) { return CaptureDate(takenAt: date, source: .makerNotes) }
         if let date = xmp(metadata) { return CaptureDate(takenAt: date, source: .xmp) }
         if let date = iptc(metadata) { return CaptureDate(takenAt: date, source: .iptc) }
         if let date = rawHeader(metadata) { return CaptureDate(takenAt: date, source: .rawHeader) }
@@ -129,6 +131,12 @@ public struct CaptureDate: Sendable, Equatable {
         guard let written = writtenInIPTC(metadata) else { return nil }
         // "YYYY:MM:DD HH:MM:SS" and any zone after it: the zone's digits are not the time's.
         return canonical(String(written.prefix(19)))
+    }
+
+    /// The capture time the maker notes give (Reconyx), in EXIF's form; nil when none is plausible.
+    public static func makerNotes(_ metadata: PhotoMetadata?) -> String? {
+        guard let metadata, metadata.sources["DateTimeOriginal"] == .makerNotes, let date = metadata.dateTimeOriginal else { return nil }
+        return canonical(String(date.prefix(19)))
     }
 
     /// The capture time a camera's own header gives (a raw format's: CRW, X3F, Kyocera RAW; a

@@ -11,7 +11,10 @@ import Foundation
 /// - Olympus: LensModel (0x0203 of the Equipment IFD, 0x2010, in the "OLYMPUS\0" notes);
 /// - Kodak ("KDK" and type-3 binary notes): the measured ExposureTime and FNumber, which
 ///   exiftool prints over EXIF's nominal ones (0.03111 s for EXIF's 1/30), and ISO;
-/// - Minolta: ExposureTime and FNumber from CameraSettings (0x0001 or 0x0003), where EXIF has none.
+/// - Minolta: ExposureTime and FNumber from CameraSettings (0x0001 or 0x0003), where EXIF has none;
+/// - Phase One and Leaf ("IIII" then "?waR"): the image's size (0x010C, 0x010D; the IIQ's IFD0
+///   says 1 × 1) and LensModel (0x0412);
+/// - Reconyx HyperFire (trail cameras; 0x01 0xF1): DateTimeOriginal, where EXIF has none.
 ///
 /// Pentax's own notes ("AOC\0") keep an ISO *index* at 0x0014 (9 for ISO 200), which exiftool's
 /// `-n` prints over the standard ISO; it is not read here, and the standard ISO stays.
@@ -26,9 +29,17 @@ enum MakerNoteReader {
     /// `source`: the TIFF structure holding the EXIF (Canon's offsets count from its start);
     /// `range`: the MakerNote value within it.
     static func merge(_ source: ByteSource, makerNote range: Range<Int>, into metadata: inout PhotoMetadata) {
-        guard range.count >= 8, range.count <= maximumSize, let make = metadata.make?.lowercased() else { return }
+        guard range.count >= 8, range.count <= maximumSize else { return }
+        // Most notes are told apart by the camera's Make; Phase One's and Reconyx's by their first bytes.
+        let make = metadata.make?.lowercased() ?? ""
         do {
-            if make.hasPrefix("canon") {
+            if let head = try source.exactly(at: range.lowerBound, count: 8), head.starts(with: Array("IIII".utf8)),
+               Array(head[5..<8]) == Array("waR".utf8) {
+                try phaseOne(source, range, into: &metadata)
+            } else if let head = try source.exactly(at: range.lowerBound, count: 4), head[0] == 0x01, head[1] == 0xF1,
+                      [0x02, 0x03].contains(head[2]) && head[3] == 0 || make == "reconyx" {
+                try reconyx(source, range, into: &metadata)
+            } else if make.hasPrefix("canon") {
                 try canon(source, range, into: &metadata)
             } else if make.hasPrefix("nikon") {
                 try nikon(source, range, into: &metadata)
@@ -252,6 +263,61 @@ enum MakerNoteReader {
         if metadata.fNumber == nil, fNumber.isFinite, fNumber > 0, fNumber < 1e7 {
             metadata.fNumber = fNumber
             metadata.sources["FNumber"] = .makerNotes
+        }
+    }
+
+    // MARK: Reconyx
+
+    /// Reconyx HyperFire notes: little-endian 16-bit words, the capture time at word 11 as
+    /// seconds, minutes, hours, day, month, year (some firmware writes them big-endian). exiftool
+    /// gives it lower priority than EXIF's.
+    private static func reconyx(_ source: ByteSource, _ range: Range<Int>, into metadata: inout PhotoMetadata) throws {
+        guard metadata.dateTimeOriginal == nil, range.count >= 34, let words = try source.exactly(at: range.lowerBound + 22, count: 12) else { return }
+        var parts = (0..<6).map { Int(words[$0 * 2]) | Int(words[$0 * 2 + 1]) << 8 }
+        if parts[0] & 0xFF00 != 0, parts[0] & 0xFF == 0 { parts = parts.map { $0 >> 8 | ($0 & 0xFF) << 8 } }
+        let text = String(format: "%04d:%02d:%02d %02d:%02d:%02d", parts[5], parts[3], parts[4], parts[2], parts[1], parts[0])
+        metadata.dateTimeOriginal = text
+        metadata.sources["DateTimeOriginal"] = .makerNotes
+    }
+
+    // MARK: Phase One
+
+    /// Phase One's notes: "IIII" and a version ending "waR", the directory's offset at 8 (from
+    /// the notes' start), there an entry count, 4 bytes, then 16-byte entries (tag, format size,
+    /// size, value or offset), little-endian. exiftool prints their ImageWidth/Height over IFD0's.
+    private static func phaseOne(_ source: ByteSource, _ range: Range<Int>, into metadata: inout PhotoMetadata) throws {
+        guard let note = try source.exactly(at: range.lowerBound, count: range.count) else { return }
+        let directory = Int(CRWContainer.le32(note, 8))
+        guard directory >= 12, directory <= note.count - 8 else {
+            metadata.warnings.append("Phase One maker notes: directory offset \(directory) lies outside them")
+            return
+        }
+        let count = Int(CRWContainer.le32(note, directory))
+        guard count >= 2, count <= 300, directory + 8 + 16 * count <= note.count else {
+            metadata.warnings.append("Phase One maker notes: \(count) entries do not fit")
+            return
+        }
+        var width: Int?, height: Int?
+        for index in 0..<count {
+            let entry = directory + 8 + 16 * index
+            let tag = CRWContainer.le32(note, entry), size = Int(CRWContainer.le32(note, entry + 8))
+            let field = Int(CRWContainer.le32(note, entry + 12))
+            switch tag {
+            case 0x010C where size == 4: width = field
+            case 0x010D where size == 4: height = field
+            case 0x0412 where size > 4 && size <= 256 && field <= note.count - size:
+                let text = String(decoding: note[field..<field + size].prefix { $0 != 0 }, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                if metadata.lensModel == nil, !text.isEmpty {
+                    metadata.lensModel = text
+                    metadata.sources["LensModel"] = .makerNotes
+                }
+            default:
+                break
+            }
+        }
+        if let width, let height, width > 0, height > 0, width < 1 << 20, height < 1 << 20 {
+            metadata.width = width
+            metadata.height = height
         }
     }
 

@@ -93,7 +93,7 @@ public struct PhotoMetadata: Sendable, Equatable {
     /// `CaptureDate.forDownload` / `forFile`.
     public var bestCaptureDate: String? {
         CaptureDate.written(in: self).first ?? CaptureDate.writtenInXMP(self).first ?? CaptureDate.writtenInIPTC(self)
-            ?? ([.rawHeader, .pictureInfo].contains(sources["DateTimeOriginal"]) ? dateTimeOriginal : nil)
+            ?? ([.rawHeader, .pictureInfo, .makerNotes].contains(sources["DateTimeOriginal"]) ? dateTimeOriginal : nil)
     }
 }
 

@@ -116,6 +116,12 @@ kodak[8 + 0x20:8 + 0x24] = struct.pack(">I", 464)
 kodak[8 + 0x60:8 + 0x62] = struct.pack(">H", 108)
 minolta = bytearray(56 * 4)
 minolta[9 * 4 + 3], minolta[10 * 4 + 3] = 104, 44
+lens = b"Mamiya LS 80mm f/2.8 D\0\0"
+phaseone = (b"IIIICwaR" + struct.pack("<II", 16, 0) + struct.pack("<II", 3, 0) + struct.pack("<4I", 0x10C, 4, 4, 7320)
+            + struct.pack("<4I", 0x10D, 4, 4, 5484) + struct.pack("<4I", 0x412, 1, len(lens), 16 + 8 + 48) + lens)
+reconyx = bytearray(b"\x01\xf1\x03\x00" + b"\0" * 60)
+reconyx[22:34] = struct.pack("<6H", 5, 4, 10, 3, 16, 2020)
+reconyx = bytes(reconyx)
 open(sys.argv[2], "wb").write(exif(b"Canon", canon))
 open(sys.argv[3], "wb").write(exif(b"NIKON CORPORATION", nikon))
 folder = sys.argv[2].rsplit("/", 1)[0]
@@ -123,7 +129,9 @@ for name, make, note in [
         ("casio", b"CASIO COMPUTER CO.,LTD.", lambda start: b"QVC\0\0\0" + ifd([(0x3014, 3, 1, struct.pack("<H", 50))], start + 6)),
         ("olympus", b"OLYMPUS IMAGING CORP.", olympus),
         ("kodak", b"EASTMAN KODAK COMPANY", lambda start: bytes(kodak)),
-        ("minolta", b"Minolta Co., Ltd.", lambda start: ifd([(3, 7, len(minolta), bytes(minolta))], start))]:
+        ("minolta", b"Minolta Co., Ltd.", lambda start: ifd([(3, 7, len(minolta), bytes(minolta))], start)),
+        ("phaseone", b"Leaf", lambda start: phaseone),
+        ("reconyx", b"RECONYX", lambda start: reconyx)]:
     open(folder + "/makernotes-" + name + ".jpg", "wb").write(exif(make, note))
 PY
 # Minolta MRW (MRWContainer's path): "\0MRM", a PRD block with the pixel size, a TTW block holding the seed TIFF.

@@ -252,4 +252,45 @@ final class MakerNoteReaderTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(metadata.fNumber), try XCTUnwrap(oracle["FNumber"] as? Double), accuracy: 1e-12)
         XCTAssertEqual(metadata.sources["FNumber"], .makerNotes)
     }
+
+    /// Phase One's notes give the image's size (an IIQ's IFD0 says 1 × 1) and the lens.
+    func testPhaseOneSizeAndLens() throws {
+        func le32(_ v: Int) -> [UInt8] { EXIFBytes.le32(v) }
+        let lens = Array("Mamiya LS 80mm f/2.8 D\0\0".utf8)
+        let directory = 16, entries = 3
+        let lensAt = directory + 8 + 16 * entries
+        var note = Array("IIII".utf8) + [0x43] + Array("waR".utf8) + le32(directory) + le32(0)
+        note += le32(entries) + le32(0)
+        note += le32(0x010C) + le32(4) + le32(4) + le32(7320)
+        note += le32(0x010D) + le32(4) + le32(4) + le32(5484)
+        note += le32(0x0412) + le32(1) + le32(lens.count) + le32(lensAt)
+        note += lens
+        let metadata = try check("leaf.jpg", Self.exif(make: "Leaf") { _ in note }, iso: nil, lens: "Mamiya LS 80mm f/2.8 D")
+        XCTAssertEqual(metadata.width, 7320)
+        XCTAssertEqual(metadata.height, 5484)
+        // A directory offset past the notes: a warning, nothing taken.
+        var broken = note
+        broken.replaceSubrange(8..<12, with: le32(1 << 20))
+        let damaged = try MetadataReader.read(bytes: EXIFBytes.jpeg(tiff: Self.exif(make: "Leaf") { _ in broken }), name: "broken.jpg")
+        XCTAssertEqual(damaged.width, 40)
+        XCTAssertTrue(damaged.warnings.contains { $0.hasPrefix("Phase One maker notes: directory offset") }, "\(damaged.warnings)")
+    }
+
+    /// Reconyx trail cameras write no EXIF date: the notes' capture time dates the photo.
+    func testReconyxCaptureTime() throws {
+        var note: [UInt8] = [0x01, 0xF1, 0x03, 0x00] + [UInt8](repeating: 0, count: 60)
+        // Word 11 on: seconds, minutes, hours, month, day, year.
+        note.replaceSubrange(22..<34, with: Self.le16s([5, 4, 10, 3, 16, 2020]))
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("trail.jpg")
+        try Data(EXIFBytes.jpeg(tiff: Self.exif(make: "RECONYX") { _ in note })).write(to: url)
+        let metadata = try MetadataReader.read(path: url.path)
+        XCTAssertEqual(metadata.dateTimeOriginal, "2020:03:16 10:04:05")
+        XCTAssertEqual(metadata.sources["DateTimeOriginal"], .makerNotes)
+        assertMatchesExiftool(metadata, try XCTUnwrap(try MetadataFixtures.exiftool([url])[url.path]))
+        XCTAssertEqual(CaptureDate.forFile(metadata: metadata, modified: 0), CaptureDate(takenAt: "2020:03:16 10:04:05", source: .makerNotes))
+        // Words written big-endian by some firmware are turned around, as exiftool does.
+        note.replaceSubrange(22..<34, with: [5, 4, 10, 3, 16, 2020].flatMap { EXIFBytes.be16($0) })
+        let swapped = try MetadataReader.read(bytes: EXIFBytes.jpeg(tiff: Self.exif(make: "RECONYX") { _ in note }), name: "swapped.jpg")
+        XCTAssertEqual(swapped.dateTimeOriginal, "2020:03:16 10:04:05")
+    }
 }
