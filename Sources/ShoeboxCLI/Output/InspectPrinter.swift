@@ -57,10 +57,10 @@ enum InspectPrinter {
 
     static func block(_ metadata: PhotoMetadata, path: String, fileSize: Int64?, includeAllTags: Bool) -> String {
         var lines = [TerminalText.oneLine(path)]
-        func add(_ label: String, _ value: String?, keys: [String] = []) {
+        func add(_ label: String, _ value: String?, keys: [String] = [], from: MetadataSource? = nil) {
             guard let value, !value.isEmpty else { return }
             // A value read from somewhere other than EXIF says where: "(XMP)".
-            let places = Set(keys.compactMap { metadata.sources[$0]?.rawValue }).sorted()
+            let places = Set(keys.compactMap { metadata.sources[$0]?.rawValue } + [from?.rawValue].compactMap { $0 }).sorted()
             let source = places.isEmpty ? "" : " (" + places.joined(separator: ", ") + ")"
             lines.append("  " + label.padding(toLength: 13, withPad: " ", startingAt: 0) + TerminalText.oneLine(value) + source)
         }
@@ -70,7 +70,7 @@ enum InspectPrinter {
         add("Format", format)
         add("Camera", camera(make: metadata.make, model: metadata.model), keys: ["Make", "Model"])
         add("Lens", metadata.lensModel?.trimmingCharacters(in: .whitespaces), keys: ["LensModel"])
-        add("Taken", captureTime(metadata), keys: CaptureDate.written(in: metadata).isEmpty ? ["DateTimeOriginal", "CreateDate", "DateCreated", "TimeCreated"] : [])
+        add("Taken", captureTime(metadata), from: metadata.bestCaptureDateSource)
         add("Exposure", exposure(metadata), keys: ["ExposureTime", "FNumber", "ISO", "FocalLength"])
         add("Orientation", metadata.orientation.map { "\(orientationWords($0)) (\($0))" }, keys: ["Orientation"])
         add("GPS", metadata.gps.map(position) ?? metadata.altitudeWithoutPosition.map { "altitude " + fixed($0, places: 2) + " m, no position" },

@@ -88,12 +88,23 @@ public struct PhotoMetadata: Sendable, Equatable {
         gps?.altitude ?? altitudeWithoutPosition
     }
 
-    /// The first capture time written (EXIF's, then XMP's, IPTC's, a raw header's), as written, in `CaptureDate`'s
+    /// The first capture time written (EXIF's, then the maker notes', XMP's, IPTC's, a camera
+    /// header's: `CaptureDate`'s order), as written, in `CaptureDate`'s
     /// order, for display (`inspect`); it may not be plausible. What dates an original is
     /// `CaptureDate.forDownload` / `forFile`.
     public var bestCaptureDate: String? {
-        CaptureDate.written(in: self).first ?? CaptureDate.writtenInXMP(self).first ?? CaptureDate.writtenInIPTC(self)
-            ?? ([.rawHeader, .pictureInfo, .makerNotes].contains(sources["DateTimeOriginal"]) ? dateTimeOriginal : nil)
+        CaptureDate.written(in: self).first ?? (sources["DateTimeOriginal"] == .makerNotes ? dateTimeOriginal : nil)
+            ?? CaptureDate.writtenInXMP(self).first ?? CaptureDate.writtenInIPTC(self)
+            ?? ([.rawHeader, .pictureInfo].contains(sources["DateTimeOriginal"]) ? dateTimeOriginal : nil)
+    }
+
+    /// Where `bestCaptureDate` came from: nil for EXIF (or when there is none).
+    public var bestCaptureDateSource: MetadataSource? {
+        if !CaptureDate.written(in: self).isEmpty { return nil }
+        if sources["DateTimeOriginal"] == .makerNotes, dateTimeOriginal != nil { return .makerNotes }
+        if !CaptureDate.writtenInXMP(self).isEmpty { return .xmp }
+        if CaptureDate.writtenInIPTC(self) != nil { return .iptc }
+        return dateTimeOriginal == nil ? nil : sources["DateTimeOriginal"]
     }
 }
 
