@@ -9,9 +9,11 @@ struct ListTable {
     var color: Bool
 
     private static let cameraWidth = 24
+    /// As wide as the longest dating word ("maker notes").
+    private static let datingWidth = CaptureDateSource.allCases.map { dating($0).count }.max() ?? 8
 
     var header: String {
-        let line = Self.pad("TAKEN", 19) + "  " + Self.pad("DATED BY", 8) + "  " + Self.pad("CAMERA", Self.cameraWidth) + "  "
+        let line = Self.pad("TAKEN", 19) + "  " + Self.pad("DATED BY", Self.datingWidth) + "  " + Self.pad("CAMERA", Self.cameraWidth) + "  "
             + Self.pad("PIXELS", 11) + "  " + "      SIZE" + "  " + Self.pad("GPS", 21) + "  " + "PATH"
         return color ? "\u{1B}[1m" + line + "\u{1B}[0m" : line
     }
@@ -24,7 +26,7 @@ struct ListTable {
             gps = Self.fixed(latitude) + "," + Self.fixed(longitude)
         }
         let size = ByteSize.format(original.bytes)
-        return cell(original.takenAt.map(Self.readableTime), 19) + "  " + cell(original.datedBy.map(Self.dating), 8) + "  "
+        return cell(original.takenAt.map(Self.readableTime), 19) + "  " + cell(original.datedBy.map(Self.dating), Self.datingWidth) + "  "
             + cell(camera.isEmpty ? nil : camera, Self.cameraWidth) + "  " + Self.pad(pixels, 11) + "  "
             + String(repeating: " ", count: max(0, 10 - size.count)) + size + "  " + Self.pad(gps, 21) + "  "
             + TerminalText.oneLine(original.path)
