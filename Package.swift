@@ -38,12 +38,12 @@ let package = Package(
         // The PostgreSQL client library, for a catalog shared by several machines (PostgresCatalog).
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The one C shim: typed wrappers for the variadic C calls Swift cannot make.
-        // libvips (libvips-dev) is opened there with dlopen on first use; zlib
+        // libvips (libvips-dev) and LibRaw (libraw-dev) are opened there with dlopen on first use; zlib
         // (zlib1g-dev) inflates PNG text chunks, and with brotli (libbrotli-dev)
         // decodes Content-Encoding, whose premature end libcurl 7.88 does not report.
         .target(
             name: "CShim", dependencies: ["CCurl", "CExif"],
-            cSettings: [.unsafeFlags(headerSearchFlags(pkgConfig: "vips"))],
+            cSettings: [.unsafeFlags(headerSearchFlags(pkgConfig: "vips") + headerSearchFlags(pkgConfig: "libraw_r"))],
             linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlidec")]
         ),
         // All behaviour: fetch, library, catalog, metadata, thumbnails, verify.

@@ -27,7 +27,8 @@
     X(vips_thumbnail_image) X(vips_colourspace) X(vips_cast_uchar) X(vips_flatten) \
     X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave) X(vips_webpsave) X(vips_heifsave) \
     X(vips_copy) X(vips_image_remove) X(vips_image_get_fields) X(g_strfreev) \
-    X(g_object_ref) X(g_object_unref) X(g_free) X(g_log_set_handler)
+    X(g_object_ref) X(g_object_unref) X(g_free) X(g_log_set_handler) \
+    X(vips_jpegload_buffer) X(vips_image_new_from_memory_copy) X(vips_rot) X(vips_error)
 
 #define SHIM_DECLARE(name) static __typeof__(name) *p_##name;
 SHIM_VIPS_FUNCTIONS(SHIM_DECLARE)
@@ -246,4 +247,48 @@ void shim_vips_header_info(VipsImage *image, shim_vips_header *out) {
         p_vips_image_get_string(image, "jpeg-chroma-subsample", &text) == 0 && text) {
         snprintf(out->chroma_subsample, sizeof out->chroma_subsample, "%s", text);
     }
+}
+
+VipsImage *shim_vips_from_raw(const shim_raw_image *image, int shrink, int orientation, int64_t max_pixels) {
+    VipsImage *decoded = NULL;
+    if (image->is_jpeg) {
+        /* LibRaw's buffer is freed after this call: decode now, into memory. */
+        VipsImage *lazy = NULL;
+        if (p_vips_jpegload_buffer((void *)image->data, image->size, &lazy, "shrink", shrink < 1 ? 1 : shrink,
+                                   "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL)) {
+            return NULL;
+        }
+        /* The preview's own header, not the size the raw's headers state, says what decoding it takes. */
+        int64_t pixels = (int64_t)p_vips_image_get_width(lazy) * p_vips_image_get_height(lazy);
+        if (pixels > max_pixels) {
+            p_vips_error("shoebox", "the preview is %dx%d after shrinking, over the limit of %lld pixels",
+                         p_vips_image_get_width(lazy), p_vips_image_get_height(lazy), (long long)max_pixels);
+            p_g_object_unref(lazy);
+            return NULL;
+        }
+        decoded = p_vips_image_copy_memory(lazy);
+        p_g_object_unref(lazy);
+    } else {
+        decoded = p_vips_image_new_from_memory_copy(image->data, image->size, image->width, image->height,
+                                                    image->bands, VIPS_FORMAT_UCHAR);
+        if (decoded) {
+            /* Plain pixels say nothing of their colour space: LibRaw makes sRGB (or grey). */
+            decoded->Type = image->bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
+        }
+    }
+    if (!decoded) return NULL;
+    VipsAngle angle;
+    switch (orientation) {
+    case 3: angle = VIPS_ANGLE_D180; break;
+    case 6: angle = VIPS_ANGLE_D90; break;
+    case 8: angle = VIPS_ANGLE_D270; break;
+    default: return decoded;
+    }
+    VipsImage *turned = NULL;
+    int failed = p_vips_rot(decoded, &turned, angle, NULL);
+    p_g_object_unref(decoded);
+    if (failed) return NULL;
+    VipsImage *upright = p_vips_image_copy_memory(turned);
+    p_g_object_unref(turned);
+    return upright;
 }

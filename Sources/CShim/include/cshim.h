@@ -10,6 +10,7 @@
 // CShim (which hid CURLE_* constants from Swift files importing CCurl alone).
 #include "../../CCurl/shim.h"
 #include "../../CExif/shim.h"
+#include "raw.h"
 
 // libvips' image, opaque here: its headers are read by vips.c alone.
 typedef struct _VipsImage VipsImage;
@@ -132,6 +133,11 @@ int shim_vips_thumbnail_derived(VipsImage *in, VipsImage **out, int width, int h
 int shim_vips_to_srgb8(VipsImage *in, VipsImage **out, int flatten_alpha);
 // Drops a reference to a vips image (g_object_unref is fine too; typed for Swift).
 void shim_vips_unref(VipsImage *image);
+// An upright, in-memory image of what LibRaw made (a JPEG preview decoded at a DCT
+// scale of 1/shrink, or plain 8-bit pixels), turned by the EXIF `orientation`
+// (1, 3, 6 or 8); a JPEG over `max_pixels` once shrunk is refused before decoding.
+// NULL on failure (the reason is in libvips' error buffer).
+VipsImage *shim_vips_from_raw(const shim_raw_image *image, int shrink, int orientation, int64_t max_pixels);
 // Like shim_vips_thumbnail_srgb for a JPEG, but decoded at a DCT scale of
 // 1/shrink (1, 2, 4 or 8) chosen by the caller (libvips' own choice leaves a
 // factor of two more pixels than needed), then resized, rotated and colour

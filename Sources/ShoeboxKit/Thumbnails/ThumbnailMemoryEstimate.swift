@@ -92,3 +92,23 @@ public struct ThumbnailMemoryEstimate: Sendable, Equatable {
         return name.isEmpty ? "image of this format" : name.uppercased() + " image"
     }
 }
+
+extension ThumbnailMemoryEstimate {
+    /// A camera raw's embedded JPEG preview of `width`x`height` (`bytes` long), decoded at
+    /// a DCT scale of 1/`shrink` and held upright in memory (twice while it is turned).
+    static func rawPreview(width: Int, height: Int, bytes: Int64, shrink: Int, keptPixels: Int) -> ThumbnailMemoryEstimate {
+        let shrink = Int64(max(shrink, 1))
+        let decoded = ((Int64(max(width, 1)) + shrink - 1) / shrink) * ((Int64(max(height, 1)) + shrink - 1) / shrink) * 3
+        return ThumbnailMemoryEstimate(bytes: bytes + decoded * 2 + Int64(max(keptPixels, 0)) * 4 + fixedBytes,
+                                       reason: "a raw file's preview is decoded whole in memory")
+    }
+
+    /// A camera raw decoded by LibRaw at half size: the sensor data (16 bits a sample, `rawWidth`x`rawHeight`),
+    /// LibRaw's four 16-bit channels of the half-size image, its 8-bit output and our upright copy of it.
+    static func rawHalfDecode(rawWidth: Int, rawHeight: Int, width: Int, height: Int, keptPixels: Int) -> ThumbnailMemoryEstimate {
+        let sensor = Int64(max(rawWidth, 1)) * Int64(max(rawHeight, 1)) * 2
+        let half = Int64(max(width, 1) / 2 + 1) * Int64(max(height, 1) / 2 + 1)
+        return ThumbnailMemoryEstimate(bytes: sensor + half * 8 + half * 3 * 2 + Int64(max(keptPixels, 0)) * 4 + fixedBytes,
+                                       reason: "a raw file's sensor data is decoded whole in memory at half size")
+    }
+}

@@ -29,7 +29,12 @@ struct ThumbnailRenderer {
     /// `file`: where the original's bytes are read from, when not at its place in the library
     /// (a local copy of an object).
     func render(original: String, file: String? = nil, targets: [ThumbnailTarget]) throws -> [RenderedThumbnail] {
-        let source = try inspect(file ?? libraryRoot + "/" + original, name: original)
+        let path = file ?? libraryRoot + "/" + original
+        guard FileManager.default.fileExists(atPath: path) else { throw ThumbnailError.originalMissing(original) }
+        if FormatSniffer.sniff(fileAt: path)?.isRaw == true {
+            return try renderRaw(path, name: original, targets: targets)
+        }
+        let source = try inspect(path, name: original)
         let scales = targets.map { scale(for: $0.size, of: source) }
         let largest = scales.max() ?? 1
         let sharedPixels = Double(source.width) * largest * Double(source.height) * largest
@@ -71,8 +76,12 @@ struct ThumbnailRenderer {
 
     /// The scale the original needs for `size` (at most 1: never enlarge).
     private func scale(for size: ThumbnailSize, of source: Source) -> Double {
-        let horizontal = Double(size.width) / Double(source.width)
-        let vertical = Double(size.height) / Double(source.height)
+        scale(for: size, width: source.width, height: source.height)
+    }
+
+    private func scale(for size: ThumbnailSize, width: Int, height: Int) -> Double {
+        let horizontal = Double(size.width) / Double(max(width, 1))
+        let vertical = Double(size.height) / Double(max(height, 1))
         let needed = options.fit == .inside ? min(horizontal, vertical) : max(horizontal, vertical)
         return min(needed, 1)
     }
@@ -121,6 +130,53 @@ struct ThumbnailRenderer {
             }
             defer { shim_vips_unref(derived) }
             results.append(try save(derived, of: source.name, to: target, since: itemStart))
+        }
+        return results
+    }
+
+    /// A camera raw, through LibRaw (libvips cannot decode raws here): its embedded preview
+    /// or a half-size decode made once, upright, from which every size is derived.
+    private func renderRaw(_ file: String, name: String, targets: [ThumbnailTarget]) throws -> [RenderedThumbnail] {
+        let start = DispatchTime.now()
+        let raw = try RawThumbnailDecoder(file: file, name: name, maxMemory: budget.total)
+        let width = Int(raw.info.width), height = Int(raw.info.height)
+        guard width > 0, height > 0 else {
+            throw ThumbnailError.unreadable(path: name, reason: "LibRaw found no image size in it")
+        }
+        if width * height > options.maxPixels {
+            throw ThumbnailError.tooManyPixels(path: name, width: width, height: height, limit: options.maxPixels)
+        }
+        let upright = raw.uprightSize
+        let largest = targets.map { scale(for: $0.size, width: upright.width, height: upright.height) }.max() ?? 1
+        let longestSide = Int((Double(max(upright.width, upright.height)) * largest).rounded(.up))
+        let plan = raw.plan(longestSide: longestSide)
+        let cost = raw.estimate(plan, keptPixels: 0)
+        guard cost.bytes <= budget.total else {
+            throw ThumbnailError.overMemoryBudget(path: name, width: width, height: height, estimate: cost.bytes,
+                                                  budget: budget.total, reason: cost.reason)
+        }
+        try budget.reserve(cost.bytes)
+        defer {
+            VipsRuntime.releaseFreedMemory()
+            budget.release(cost.bytes)
+        }
+        let base = try raw.upright(plan, longestSide: longestSide)
+        defer { shim_vips_unref(base) }
+        var results: [RenderedThumbnail] = []
+        for (index, target) in targets.enumerated() {
+            let itemStart = index == 0 ? start : DispatchTime.now()
+            var derived: OpaquePointer?
+            guard shim_vips_thumbnail_derived(base, &derived, Int32(target.size.width), Int32(target.size.height),
+                                              options.fit.cropMode) == 0, let derived else {
+                throw ThumbnailError.decodeFailed(path: name, reason: VipsRuntime.takeError())
+            }
+            defer { shim_vips_unref(derived) }
+            var saveable: OpaquePointer?
+            guard shim_vips_to_srgb8(derived, &saveable, options.format == .jpeg ? 1 : 0) == 0, let saveable else {
+                throw ThumbnailError.decodeFailed(path: name, reason: VipsRuntime.takeError())
+            }
+            defer { shim_vips_unref(saveable) }
+            results.append(try save(saveable, of: name, to: target, since: itemStart))
         }
         return results
     }

@@ -1,0 +1,209 @@
+import CShim
+import Foundation
+
+/// A camera raw file (CR2, NEF, ARW, DNG, RAF, CR3, ...) opened by LibRaw for
+/// thumbnails, which libvips cannot decode here. The embedded preview the
+/// camera wrote is used when it has the pixels the largest thumbnail needs (or
+/// is about full size); otherwise the sensor data is decoded at half size, and
+/// the preview is the fallback when that fails. Either way the result is an
+/// upright (by the raw's own orientation, which previews do not carry) 8-bit
+/// sRGB image in memory, with no metadata: nothing of the raw's EXIF or GPS.
+public final class RawThumbnailDecoder {
+    /// What the raw's headers say, as LibRaw read them.
+    let info: shim_raw_info
+    let name: String
+    /// Where LibRaw reads from: a file, or bytes of our own (which must outlive the handle).
+    private enum Input {
+        case file(String)
+        case bytes(UnsafeMutableRawBufferPointer)
+    }
+    private let input: Input
+    private let maxMemory: Int64
+    private let fileBytes: Int64
+    private let handle: OpaquePointer
+    /// How long a half-size decode may take before it is given up (hostile files).
+    let decodeSeconds: Double
+    /// The most pixels a preview may decode to: its JPEG header may claim far more than the
+    /// raw's headers state. Two 8-bit RGB copies of it fit in `maxMemory`.
+    var maxPixels: Int { Int(max(maxMemory / 6, 1)) }
+
+    /// Opens `file` (the original called `name` in messages); LibRaw may allocate at
+    /// most `maxMemory` bytes for it.
+    convenience init(file: String, name: String, maxMemory: Int64, decodeSeconds: Double = 120) throws {
+        var status = stat()
+        let size = stat(file, &status) == 0 ? Int64(status.st_size) : 0
+        try self.init(input: .file(file), size: size, name: name, maxMemory: maxMemory, decodeSeconds: decodeSeconds)
+    }
+
+    /// Opens a raw file's bytes (a copy is kept), as `init(file:...)` does a file.
+    public convenience init(bytes: [UInt8], name: String, maxMemory: Int64, decodeSeconds: Double = 120) throws {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        copy.copyBytes(from: bytes)
+        do {
+            try self.init(input: .bytes(copy), size: Int64(bytes.count), name: name, maxMemory: maxMemory,
+                          decodeSeconds: decodeSeconds)
+        } catch {
+            copy.deallocate()
+            throw error
+        }
+    }
+
+    private init(input: Input, size: Int64, name: String, maxMemory: Int64, decodeSeconds: Double) throws {
+        if let failure = shim_raw_setup() {
+            throw ThumbnailError.unreadable(path: name, reason: String(cString: failure) + "; install libraw20 (libraw-dev)")
+        }
+        var error = [CChar](repeating: 0, count: 256)
+        let megabytes = Int32(clamping: max(maxMemory >> 20, 64))
+        let opened: OpaquePointer?
+        switch input {
+        case .file(let path): opened = shim_raw_open_file(path, megabytes, &error, error.count)
+        case .bytes(let buffer): opened = shim_raw_open_buffer(buffer.baseAddress, Int(size), megabytes, &error, error.count)
+        }
+        guard let opened else { throw ThumbnailError.unreadable(path: name, reason: Self.text(error)) }
+        handle = opened
+        self.input = input
+        self.name = name
+        self.maxMemory = maxMemory
+        self.decodeSeconds = decodeSeconds
+        fileBytes = size
+        var info = shim_raw_info()
+        shim_raw_get_info(opened, &info)
+        self.info = info
+    }
+
+    /// A second handle on the same input: LibRaw's is not fit for more after a failed decode.
+    private func reopened() throws -> RawThumbnailDecoder {
+        switch input {
+        case .file(let path):
+            return try RawThumbnailDecoder(file: path, name: name, maxMemory: maxMemory, decodeSeconds: decodeSeconds)
+        case .bytes(let buffer):
+            return try RawThumbnailDecoder(bytes: Array(buffer.prefix(Int(fileBytes))), name: name, maxMemory: maxMemory,
+                                           decodeSeconds: decodeSeconds)
+        }
+    }
+
+    /// The upright size of the image thumbnails of at most `longestSide` pixels are made from
+    /// (the preview or the half-size decode, as `plan` chooses): it runs the whole decode.
+    public func uprightImageSize(longestSide: Int) throws -> (width: Int, height: Int) {
+        try VipsRuntime.start()
+        let image = try upright(plan(longestSide: longestSide), longestSide: longestSide)
+        defer { shim_vips_unref(image) }
+        return (Int(shim_vips_width(image)), Int(shim_vips_height(image)))
+    }
+
+    deinit {
+        shim_raw_close(handle)
+        if case .bytes(let buffer) = input { buffer.deallocate() }
+    }
+
+    /// The size the image comes out at, upright.
+    var uprightSize: (width: Int, height: Int) {
+        let turned = info.orientation == 6 || info.orientation == 8
+        let width = Int(info.width), height = Int(info.height)
+        return turned ? (height, width) : (width, height)
+    }
+
+    /// The way the pixels will be made for a largest thumbnail of `longestSide` pixels.
+    enum Plan: Equatable {
+        /// The embedded preview, decoded at a DCT scale of 1/shrink (when a JPEG).
+        case preview(shrink: Int)
+        case halfDecode
+    }
+
+    /// Preview when it has the pixels `longestSide` needs, or is at least half the image's size
+    /// (a half-size decode would add nothing); also when its size is not stated (checked once
+    /// decoded). A half-size decode otherwise, and whenever there is no preview.
+    func plan(longestSide: Int) -> Plan {
+        guard info.preview_bytes > 0 else { return .halfDecode }
+        let previewLongest = Int(max(info.preview_width, info.preview_height))
+        guard previewLongest > 0 else { return .preview(shrink: 1) }
+        let imageLongest = Int(max(info.width, info.height))
+        guard previewLongest >= longestSide || previewLongest * 2 >= imageLongest else { return .halfDecode }
+        let scale = min(1, Double(longestSide) / Double(previewLongest))
+        return .preview(shrink: Int(ThumbnailRenderer.jpegShrink(for: scale, width: Int(info.preview_width),
+                                                                 height: Int(info.preview_height))))
+    }
+
+    /// What carrying out `plan` is expected to take in memory at its peak.
+    func estimate(_ plan: Plan, keptPixels: Int) -> ThumbnailMemoryEstimate {
+        switch plan {
+        case .preview(let shrink):
+            return .rawPreview(width: Int(info.preview_width), height: Int(info.preview_height), bytes: info.preview_bytes,
+                               shrink: shrink, keptPixels: keptPixels)
+        case .halfDecode:
+            return .rawHalfDecode(rawWidth: Int(info.raw_width), rawHeight: Int(info.raw_height), width: Int(info.width),
+                                  height: Int(info.height), keptPixels: keptPixels)
+        }
+    }
+
+    /// The upright image for thumbnails of at most `longestSide` pixels, made as `plan` says,
+    /// falling back to the other way when that fails or (a preview of unstated size) falls
+    /// short. A libvips image the caller unreferences.
+    func upright(_ plan: Plan, longestSide: Int) throws -> OpaquePointer {
+        switch plan {
+        case .halfDecode:
+            do {
+                return try decodeHalf()
+            } catch let decodeError {
+                // LibRaw's handle is not fit for more after a failed decode: the preview from a fresh one.
+                guard info.preview_bytes > 0, let preview = try? reopened().preview(shrink: 1) else { throw decodeError }
+                return preview
+            }
+        case .preview(let shrink):
+            let image: OpaquePointer
+            do {
+                image = try preview(shrink: shrink)
+            } catch let previewError {
+                guard let decoded = try? decodeHalf() else { throw previewError }
+                return decoded
+            }
+            let longest = Int(max(shim_vips_width(image), shim_vips_height(image)))
+            let imageLongest = Int(max(info.width, info.height))
+            if info.preview_width == 0, longest < longestSide, longest * 2 < imageLongest, let decoded = try? decodeHalf() {
+                shim_vips_unref(image)
+                return decoded
+            }
+            return image
+        }
+    }
+
+    private func preview(shrink: Int) throws -> OpaquePointer {
+        var error = [CChar](repeating: 0, count: 256)
+        var made = shim_raw_image()
+        guard shim_raw_preview(handle, &made, &error, error.count) == 0 else {
+            throw ThumbnailError.decodeFailed(path: name, reason: Self.text(error))
+        }
+        defer { shim_raw_image_free(&made) }
+        guard let image = shim_vips_from_raw(&made, Int32(shrink), info.orientation, Int64(maxPixels)) else {
+            throw ThumbnailError.decodeFailed(path: name, reason: "its preview: " + VipsRuntime.takeError())
+        }
+        return image
+    }
+
+    /// The fewest bytes that can hold the sensor data: one bit a photosite, far below what any
+    /// camera's compression (lossy DNG included, some 2-3 bits) reaches. LibRaw does not notice
+    /// every truncated file (a Panasonic RW2 cut to 12 KB decodes to stripes): this does.
+    var leastSensorBytes: Int64 { Int64(info.raw_width) * Int64(info.raw_height) / 8 }
+
+    private func decodeHalf() throws -> OpaquePointer {
+        if fileBytes < leastSensorBytes {
+            throw ThumbnailError.decodeFailed(path: name, reason: "the file is \(fileBytes) bytes, too short to hold "
+                + "\(info.raw_width)x\(info.raw_height) photosites: it is truncated")
+        }
+        var error = [CChar](repeating: 0, count: 256)
+        var made = shim_raw_image()
+        guard shim_raw_decode_half(handle, decodeSeconds, &made, &error, error.count) == 0 else {
+            throw ThumbnailError.decodeFailed(path: name, reason: Self.text(error))
+        }
+        defer { shim_raw_image_free(&made) }
+        // LibRaw's output is upright already.
+        guard let image = shim_vips_from_raw(&made, 1, 1, Int64.max) else {
+            throw ThumbnailError.decodeFailed(path: name, reason: VipsRuntime.takeError())
+        }
+        return image
+    }
+
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
