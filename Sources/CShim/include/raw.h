@@ -9,9 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// One raw file opened by LibRaw (a libraw_data_t), opaque here.
-typedef struct shim_raw shim_raw;
-
 // What LibRaw read from the file's headers.
 typedef struct shim_raw_info {
     // The image as LibRaw outputs it, before orientation (sizes.width/height).
@@ -26,31 +23,35 @@ typedef struct shim_raw_info {
     int64_t preview_bytes;
 } shim_raw_info;
 
-// Pixels or JPEG bytes made by LibRaw (a libraw_processed_image_t).
+// Pixels or JPEG bytes made by LibRaw, copied out of its process (malloc'd).
 typedef struct shim_raw_image {
-    const unsigned char *data;
+    unsigned char *data;
     size_t size;
     // 1 when data is a JPEG stream; otherwise 8-bit pixels, bands per pixel, row by row.
     int is_jpeg;
     int width, height, bands;
-    void *owner;
 } shim_raw_image;
 
 // Loads LibRaw once; NULL when ready, else why not (a static string).
 const char *shim_raw_setup(void);
-// Opens the file at `path` (or the `size` bytes at `data`, which must outlive the
-// handle), reading its headers. LibRaw allocates at most `max_memory_mb` for it.
-// NULL on failure, with LibRaw's reason in `error`.
-shim_raw *shim_raw_open_file(const char *path, int max_memory_mb, char *error, size_t error_size);
-shim_raw *shim_raw_open_buffer(const void *data, size_t size, int max_memory_mb, char *error, size_t error_size);
-void shim_raw_get_info(shim_raw *raw, shim_raw_info *out);
-// The embedded preview, as stored (not turned upright). 0 on success.
-int shim_raw_preview(shim_raw *raw, shim_raw_image *out, char *error, size_t error_size);
-// Decodes the sensor data at half size (no demosaicing: one pixel per 2x2 block)
-// into upright 8-bit sRGB; gives up once `seconds` have passed. 0 on success;
-// fails when LibRaw met truncated or damaged data on the way.
-int shim_raw_decode_half(shim_raw *raw, double seconds, shim_raw_image *out, char *error, size_t error_size);
+
+// What an isolated LibRaw run is asked to do.
+enum shim_raw_job {
+    SHIM_RAW_INFO = 0,     // the headers only
+    SHIM_RAW_PREVIEW = 1,  // the embedded preview, as stored (not turned upright)
+    SHIM_RAW_HALF = 2,     // the sensor data at half size (no demosaicing: one pixel per 2x2
+                           // block), upright 8-bit sRGB; fails on truncated or damaged data
+};
+
+// Runs `job` on the raw file at `path` (or the `size` bytes at `data` when path is NULL) in a
+// child process, so that nothing LibRaw does on hostile input (its 0.20 overflows a heap
+// buffer on some damaged previews) can touch this one: the child is killed after `seconds`,
+// LibRaw in it allocates at most `max_memory_mb`, and its output is checked here (at most
+// `max_output_bytes`, pixel counts matching). 0 on success with `info` (and for a preview or
+// a decode `out`, whose data is malloc'd: shim_raw_image_free); otherwise the reason in `error`.
+int shim_raw_run(const char *path, const void *data, size_t size, enum shim_raw_job job, int max_memory_mb,
+                 double seconds, int64_t max_output_bytes, shim_raw_info *info, shim_raw_image *out,
+                 char *error, size_t error_size);
 void shim_raw_image_free(shim_raw_image *image);
-void shim_raw_close(shim_raw *raw);
 
 #endif

@@ -78,8 +78,8 @@ public enum GalleryCommand: Command {
             note += "; \(result.withoutThumbnails) original\(result.withoutThumbnails == 1 ? " has" : "s have") no thumbnail yet (run 'shoebox thumbs')"
         }
         if result.rawWithoutThumbnails > 0 {
-            note += "; \(result.rawWithoutThumbnails) raw original\(result.rawWithoutThumbnails == 1 ? " is" : "s are") left out "
-                + "(thumbs cannot read raw files yet)"
+            note += "; \(result.rawWithoutThumbnails) raw original\(result.rawWithoutThumbnails == 1 ? " has" : "s have") no thumbnail "
+                + "(run 'shoebox thumbs'; it names any raw LibRaw cannot read)"
         }
         if result.missingOriginals > 0 {
             note += "; \(result.missingOriginals) original\(result.missingOriginals == 1 ? " is" : "s are") missing from "

@@ -21,7 +21,8 @@ public struct GalleryWriter {
         public var images: Int
         /// Originals left out because they have no thumbnail yet (thumbs can make them).
         public var withoutThumbnails: Int
-        /// Raw originals left out: thumbs cannot read raw files yet, so the hint to run it would not help.
+        /// Raw originals left out for want of a thumbnail: thumbs makes them through LibRaw, except
+        /// from raws LibRaw cannot read (named by thumbs' errors).
         public var rawWithoutThumbnails: Int = 0
         /// Originals shown (by their thumbnails) whose own file is missing.
         public var missingOriginals: Int = 0

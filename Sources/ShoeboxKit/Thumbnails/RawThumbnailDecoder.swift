@@ -1,85 +1,81 @@
 import CShim
 import Foundation
 
-/// A camera raw file (CR2, NEF, ARW, DNG, RAF, CR3, ...) opened by LibRaw for
+/// A camera raw file (CR2, NEF, ARW, DNG, RAF, CR3, ...) read by LibRaw for
 /// thumbnails, which libvips cannot decode here. The embedded preview the
 /// camera wrote is used when it has the pixels the largest thumbnail needs (or
 /// is about full size); otherwise the sensor data is decoded at half size, and
 /// the preview is the fallback when that fails. Either way the result is an
 /// upright (by the raw's own orientation, which previews do not carry) 8-bit
 /// sRGB image in memory, with no metadata: nothing of the raw's EXIF or GPS.
+///
+/// LibRaw runs in a child process for each step (shim_raw_run): Debian's LibRaw
+/// 0.20 writes past a heap buffer on some damaged previews (found by the
+/// RawThumbnail fuzz target), and a raw comes from anywhere. A crash, a hang or
+/// a memory blow-up there costs one thumbnail, never this process.
 public final class RawThumbnailDecoder {
     /// What the raw's headers say, as LibRaw read them.
     let info: shim_raw_info
     let name: String
-    /// Where LibRaw reads from: a file, or bytes of our own (which must outlive the handle).
+    /// Where LibRaw reads from.
     private enum Input {
         case file(String)
-        case bytes(UnsafeMutableRawBufferPointer)
+        case bytes([UInt8])
     }
     private let input: Input
     private let maxMemory: Int64
     private let fileBytes: Int64
-    private let handle: OpaquePointer
-    /// How long a half-size decode may take before it is given up (hostile files).
+    /// How long one LibRaw step may take before it is stopped (hostile files).
     let decodeSeconds: Double
     /// The most pixels a preview may decode to: its JPEG header may claim far more than the
     /// raw's headers state. Two 8-bit RGB copies of it fit in `maxMemory`.
     var maxPixels: Int { Int(max(maxMemory / 6, 1)) }
 
-    /// Opens `file` (the original called `name` in messages); LibRaw may allocate at
-    /// most `maxMemory` bytes for it.
+    /// Reads the headers of `file` (the original called `name` in messages); LibRaw may
+    /// allocate at most `maxMemory` bytes for it.
     convenience init(file: String, name: String, maxMemory: Int64, decodeSeconds: Double = 120) throws {
         var status = stat()
         let size = stat(file, &status) == 0 ? Int64(status.st_size) : 0
         try self.init(input: .file(file), size: size, name: name, maxMemory: maxMemory, decodeSeconds: decodeSeconds)
     }
 
-    /// Opens a raw file's bytes (a copy is kept), as `init(file:...)` does a file.
+    /// Reads the headers of a raw file's bytes, as `init(file:...)` does a file's.
     public convenience init(bytes: [UInt8], name: String, maxMemory: Int64, decodeSeconds: Double = 120) throws {
-        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
-        copy.copyBytes(from: bytes)
-        do {
-            try self.init(input: .bytes(copy), size: Int64(bytes.count), name: name, maxMemory: maxMemory,
-                          decodeSeconds: decodeSeconds)
-        } catch {
-            copy.deallocate()
-            throw error
-        }
+        try self.init(input: .bytes(bytes), size: Int64(bytes.count), name: name, maxMemory: maxMemory,
+                      decodeSeconds: decodeSeconds)
     }
 
     private init(input: Input, size: Int64, name: String, maxMemory: Int64, decodeSeconds: Double) throws {
-        if let failure = shim_raw_setup() {
-            throw ThumbnailError.unreadable(path: name, reason: String(cString: failure) + "; install libraw20 (libraw-dev)")
-        }
-        var error = [CChar](repeating: 0, count: 256)
-        let megabytes = Int32(clamping: max(maxMemory >> 20, 64))
-        let opened: OpaquePointer?
-        switch input {
-        case .file(let path): opened = shim_raw_open_file(path, megabytes, &error, error.count)
-        case .bytes(let buffer): opened = shim_raw_open_buffer(buffer.baseAddress, Int(size), megabytes, &error, error.count)
-        }
-        guard let opened else { throw ThumbnailError.unreadable(path: name, reason: Self.text(error)) }
-        handle = opened
         self.input = input
         self.name = name
         self.maxMemory = maxMemory
         self.decodeSeconds = decodeSeconds
         fileBytes = size
         var info = shim_raw_info()
-        shim_raw_get_info(opened, &info)
+        var image = shim_raw_image()
+        let reason = Self.run(input, job: SHIM_RAW_INFO, maxMemory: maxMemory, seconds: decodeSeconds, info: &info, image: &image)
+        if let reason {
+            throw ThumbnailError.unreadable(path: name, reason: reason)
+        }
         self.info = info
     }
 
-    /// A second handle on the same input: LibRaw's is not fit for more after a failed decode.
-    private func reopened() throws -> RawThumbnailDecoder {
+    /// Runs one LibRaw step in a child process; nil on success, else why it failed.
+    private static func run(_ input: Input, job: shim_raw_job, maxMemory: Int64, seconds: Double,
+                            info: inout shim_raw_info, image: inout shim_raw_image) -> String? {
+        var error = [CChar](repeating: 0, count: 320)
+        let megabytes = Int32(clamping: max(maxMemory >> 20, 64))
+        let status: Int32
         switch input {
         case .file(let path):
-            return try RawThumbnailDecoder(file: path, name: name, maxMemory: maxMemory, decodeSeconds: decodeSeconds)
-        case .bytes(let buffer):
-            return try RawThumbnailDecoder(bytes: Array(buffer.prefix(Int(fileBytes))), name: name, maxMemory: maxMemory,
-                                           decodeSeconds: decodeSeconds)
+            status = shim_raw_run(path, nil, 0, job, megabytes, seconds, maxMemory, &info, &image, &error, error.count)
+        case .bytes(let bytes):
+            status = bytes.withUnsafeBytes {
+                shim_raw_run(nil, $0.baseAddress, $0.count, job, megabytes, seconds, maxMemory, &info, &image, &error, error.count)
+            }
         }
+        guard status != 0 else { return nil }
+        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The upright size of the image thumbnails of at most `longestSide` pixels are made from
@@ -89,11 +85,6 @@ public final class RawThumbnailDecoder {
         let image = try upright(plan(longestSide: longestSide), longestSide: longestSide)
         defer { shim_vips_unref(image) }
         return (Int(shim_vips_width(image)), Int(shim_vips_height(image)))
-    }
-
-    deinit {
-        shim_raw_close(handle)
-        if case .bytes(let buffer) = input { buffer.deallocate() }
     }
 
     /// The size the image comes out at, upright.
@@ -145,8 +136,7 @@ public final class RawThumbnailDecoder {
             do {
                 return try decodeHalf()
             } catch let decodeError {
-                // LibRaw's handle is not fit for more after a failed decode: the preview from a fresh one.
-                guard info.preview_bytes > 0, let preview = try? reopened().preview(shrink: 1) else { throw decodeError }
+                guard info.preview_bytes > 0, let preview = try? preview(shrink: 1) else { throw decodeError }
                 return preview
             }
         case .preview(let shrink):
@@ -168,10 +158,11 @@ public final class RawThumbnailDecoder {
     }
 
     private func preview(shrink: Int) throws -> OpaquePointer {
-        var error = [CChar](repeating: 0, count: 256)
         var made = shim_raw_image()
-        guard shim_raw_preview(handle, &made, &error, error.count) == 0 else {
-            throw ThumbnailError.decodeFailed(path: name, reason: Self.text(error))
+        var again = shim_raw_info()
+        if let reason = Self.run(input, job: SHIM_RAW_PREVIEW, maxMemory: maxMemory, seconds: decodeSeconds, info: &again,
+                                 image: &made) {
+            throw ThumbnailError.decodeFailed(path: name, reason: reason)
         }
         defer { shim_raw_image_free(&made) }
         guard let image = shim_vips_from_raw(&made, Int32(shrink), info.orientation, Int64(maxPixels)) else {
@@ -190,10 +181,11 @@ public final class RawThumbnailDecoder {
             throw ThumbnailError.decodeFailed(path: name, reason: "the file is \(fileBytes) bytes, too short to hold "
                 + "\(info.raw_width)x\(info.raw_height) photosites: it is truncated")
         }
-        var error = [CChar](repeating: 0, count: 256)
         var made = shim_raw_image()
-        guard shim_raw_decode_half(handle, decodeSeconds, &made, &error, error.count) == 0 else {
-            throw ThumbnailError.decodeFailed(path: name, reason: Self.text(error))
+        var again = shim_raw_info()
+        if let reason = Self.run(input, job: SHIM_RAW_HALF, maxMemory: maxMemory, seconds: decodeSeconds, info: &again,
+                                 image: &made) {
+            throw ThumbnailError.decodeFailed(path: name, reason: reason)
         }
         defer { shim_raw_image_free(&made) }
         // LibRaw's output is upright already.
@@ -201,9 +193,5 @@ public final class RawThumbnailDecoder {
             throw ThumbnailError.decodeFailed(path: name, reason: VipsRuntime.takeError())
         }
         return image
-    }
-
-    private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

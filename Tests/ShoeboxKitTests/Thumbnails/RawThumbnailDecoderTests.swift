@@ -141,3 +141,58 @@ final class RawThumbnailDecoderTests: XCTestCase {
         XCTAssertTrue(error.description.hasPrefix(photo + ": "), error.description)
     }
 }
+
+/// LibRaw runs in a child process: its crash or hang (Debian's 0.20 overflows a heap buffer on
+/// some damaged previews) fails that one original, never the run. SHOEBOX_LIBRAW_FAULT makes the
+/// child crash or hang where it would make a preview or a decode.
+final class RawThumbnailIsolationTests: XCTestCase {
+    override func tearDown() {
+        unsetenv("SHOEBOX_LIBRAW_FAULT")
+    }
+
+    func testLibRawCrashingFailsThatOriginalAndTheRunGoesOn() throws {
+        let library = try TestLibrary(self)
+        let raw = "originals/2024/05/01/IMG_0001.dng", jpeg = "originals/2024/05/01/IMG_0002.jpg"
+        try Data(DNGFixture().bytes).write(to: URL(fileURLWithPath: try library.prepare(raw)))
+        try library.add(raw)
+        try ImageFixtures.solid(at: try library.prepare(jpeg), width: 300, height: 200, color: "red")
+        try library.add(jpeg)
+        setenv("SHOEBOX_LIBRAW_FAULT", "crash", 1)
+        var events: [ThumbnailEvent] = []
+        let summary = try ThumbnailUpdater(libraryRoot: library.root, catalog: library.catalog,
+                                           options: ThumbnailOptions(sizes: [ThumbnailSize(width: 256, height: 256)], jobs: 2))
+            .run(prune: false) { events.append($0) }
+        XCTAssertEqual([summary.made, summary.failed], [1, 1])
+        let failures = events.compactMap { event -> String? in
+            if case .failed(_, let error) = event { return error.description }
+            return nil
+        }
+        XCTAssertEqual(failures.count, 1)
+        XCTAssertTrue(failures[0].hasPrefix(raw + ": cannot decode (LibRaw crashed on it (signal 6"), failures[0])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: library.root + "/thumbnails/256/2024/05/01/IMG_0002.jpg.jpg"))
+
+        unsetenv("SHOEBOX_LIBRAW_FAULT")
+        let again = try ThumbnailUpdater(libraryRoot: library.root, catalog: library.catalog,
+                                         options: ThumbnailOptions(sizes: [ThumbnailSize(width: 256, height: 256)], jobs: 2))
+            .run(prune: false) { _ in }
+        XCTAssertEqual([again.made, again.failed], [1, 0], "the raw is made once LibRaw behaves")
+    }
+
+    func testLibRawHangingIsStoppedAtItsDeadline() throws {
+        let raw = try RawThumbnailDecoder(bytes: DNGFixture().bytes, name: "hang.dng", maxMemory: 256 << 20, decodeSeconds: 1)
+        setenv("SHOEBOX_LIBRAW_FAULT", "hang", 1)
+        let started = Date()
+        XCTAssertThrowsError(try raw.uprightImageSize(longestSide: 256)) { error in
+            XCTAssertTrue("\(error)".contains("LibRaw took longer than 1 s on it and was stopped"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "stopped, not waited for")
+    }
+
+    func testALargerDecodeComesBackWholeFromTheChild() throws {
+        // 1600x1200 photosites at half size: 800x600x3 bytes through the answer file.
+        let raw = try RawThumbnailDecoder(bytes: DNGFixture(width: 1600, height: 1200).bytes, name: "big.dng",
+                                          maxMemory: 256 << 20)
+        let size = try raw.uprightImageSize(longestSide: 100_000)
+        XCTAssertEqual([size.width, size.height], [800, 600])
+    }
+}
