@@ -44,6 +44,13 @@ enum ContainerReader {
             contents.warnings = repacked.warnings
             contents.omitted = repacked.omitted
             contents.makerNote = repacked.makerNote.map { (source, $0) }
+            if let xmp = repacked.xmp {
+                if xmp.count > XMPReader.maximumPacket {
+                    contents.warnings.append("TIFF XMLPacket of \(xmp.count) bytes is over \(XMPReader.maximumPacket / 1024) KiB; not read")
+                } else if let packet = try source.exactly(at: xmp.lowerBound, count: xmp.count) {
+                    contents.setXMP(packet, from: "TIFF XMLPacket")
+                }
+            }
             return contents
         default:
             var contents = ContainerContents(format: format)

@@ -36,33 +36,45 @@ enum ISOMediaContainer {
             contents.setSize(width: size.0, height: size.1)
         }
         guard let iinf = child("iinf") else { return contents }
-        let exifItems = exifItemIDs(meta, iinf, warnings: &contents.warnings)
-        // Several Exif items (one per image): take the one whose `cdsc` reference names the primary item.
         let describesPrimary = child("iref").map { contentDescriptions(meta, $0, warnings: &contents.warnings) } ?? [:]
-        guard let exifItem = exifItems.first(where: { item in primary.map { describesPrimary[item]?.contains($0) ?? false } ?? false })
-            ?? exifItems.first else {
-            return contents
+        // Several Exif (or XMP) items (one per image): take the one whose `cdsc` reference names the primary item.
+        func describingPrimary(_ items: [Int]) -> Int? {
+            items.first { item in primary.map { describesPrimary[item]?.contains($0) ?? false } ?? false } ?? items.first
         }
-        guard let iloc = child("iloc"), let location = locate(meta, iloc, item: exifItem, warnings: &contents.warnings) else {
-            contents.warnings.append("\(format.rawValue.uppercased()) Exif item \(exifItem) has no location in iloc")
-            return contents
+        let label = format.rawValue.uppercased()
+        let items = metadataItemIDs(meta, iinf, warnings: &contents.warnings)
+        if let exifItem = describingPrimary(items.exif),
+           let payload = try itemPayload(source, meta: meta, children: children, item: exifItem, label: "\(label) Exif item",
+                                         warnings: &contents.warnings) {
+            // The Exif item starts with a 32-bit offset to the TIFF header, counted after itself.
+            // An empty one is no EXIF (exiftool leaves it so when it deletes the EXIF).
+            if payload.isEmpty {
+            } else if payload.count < 4 {
+                contents.warnings.append("Exif item is too short")
+            } else if Int(bigEndian(payload, 0, 4)) > payload.count - 4 {
+                contents.warnings.append("Exif item's TIFF header offset \(bigEndian(payload, 0, 4)) points past its end")
+            } else {
+                contents.setExif(Array(payload[(4 + Int(bigEndian(payload, 0, 4)))...]), from: "\(label) Exif item")
+            }
         }
-        let idat = child("idat")
-        guard let payload = try itemData(source, meta: meta, idat: idat, location: location, warnings: &contents.warnings) else {
-            return contents
+        if let xmpItem = describingPrimary(items.xmp),
+           let payload = try itemPayload(source, meta: meta, children: children, item: xmpItem, label: "\(label) XMP item",
+                                         warnings: &contents.warnings) {
+            contents.setXMP(payload, from: "\(label) XMP item")
         }
-        // The Exif item starts with a 32-bit offset to the TIFF header, counted after itself.
-        guard payload.count >= 4 else {
-            contents.warnings.append("Exif item is too short")
-            return contents
-        }
-        let skip = Int(bigEndian(payload, 0, 4))
-        guard skip <= payload.count - 4 else {
-            contents.warnings.append("Exif item's TIFF header offset \(skip) points past its end")
-            return contents
-        }
-        contents.setExif(Array(payload[(4 + skip)...]), from: "\(format.rawValue.uppercased()) Exif item")
         return contents
+    }
+
+    /// The bytes of `item`, located by `iloc` (in the file or in `idat`); nil with a warning when they cannot be had.
+    private static func itemPayload(_ source: ByteSource, meta: [UInt8], children: [Box], item: Int, label: String,
+                                    warnings: inout [String]) throws -> [UInt8]? {
+        guard let iloc = children.first(where: { $0.type == "iloc" }),
+              let location = locate(meta, iloc, item: item, warnings: &warnings) else {
+            warnings.append("\(label) \(item) has no location in iloc")
+            return nil
+        }
+        return try itemData(source, meta: meta, idat: children.first { $0.type == "idat" }, location: location, label: label,
+                            warnings: &warnings)
     }
 
     /// The payload of the first top-level box of `wanted` type, reading only box headers on the way.
@@ -142,14 +154,15 @@ enum ISOMediaContainer {
         return Int(bigEndian(meta, p.lowerBound + 4, 4))
     }
 
-    /// The item ID of the first `infe` entry of type "Exif".
-    private static func exifItemIDs(_ meta: [UInt8], _ iinf: Box, warnings: inout [String]) -> [Int] {
+    /// The IDs of the `infe` entries of type "Exif", and of type "mime" with the content type
+    /// "application/rdf+xml" (an XMP packet), in order.
+    private static func metadataItemIDs(_ meta: [UInt8], _ iinf: Box, warnings: inout [String]) -> (exif: [Int], xmp: [Int]) {
         let p = iinf.payload
-        guard p.count >= 6 else { return [] }
+        guard p.count >= 6 else { return ([], []) }
         let version = meta[p.lowerBound]
         let entriesStart = p.lowerBound + 4 + (version == 0 ? 2 : 4)
-        guard entriesStart <= p.upperBound else { return [] }
-        var items: [Int] = []
+        guard entriesStart <= p.upperBound else { return ([], []) }
+        var exif: [Int] = [], xmp: [Int] = []
         for infe in boxes(in: meta, range: entriesStart..<p.upperBound, warnings: &warnings) where infe.type == "infe" {
             let q = infe.payload
             guard q.count >= 4 else { continue }
@@ -158,11 +171,24 @@ enum ISOMediaContainer {
             let idLength = infeVersion == 2 ? 2 : 4
             let typeOffset = q.lowerBound + 4 + idLength + 2
             guard typeOffset + 4 <= q.upperBound else { continue }
-            if String(decoding: meta[typeOffset..<typeOffset + 4], as: UTF8.self) == "Exif" {
-                items.append(Int(bigEndian(meta, q.lowerBound + 4, idLength)))
+            let id = Int(bigEndian(meta, q.lowerBound + 4, idLength))
+            switch String(decoding: meta[typeOffset..<typeOffset + 4], as: UTF8.self) {
+            case "Exif":
+                exif.append(id)
+            case "mime":
+                // item_name, then content_type: NUL-terminated strings.
+                var at = typeOffset + 4
+                while at < q.upperBound && meta[at] != 0 { at += 1 }
+                at += 1
+                guard at < q.upperBound else { continue }
+                var end = at
+                while end < q.upperBound && meta[end] != 0 { end += 1 }
+                if String(decoding: meta[at..<end], as: UTF8.self) == "application/rdf+xml" { xmp.append(id) }
+            default:
+                continue
             }
         }
-        return items
+        return (exif, xmp)
     }
 
     /// The `cdsc` ("content describes") references of `iref`: item ID -> the items it describes.
@@ -258,7 +284,7 @@ enum ISOMediaContainer {
 
     /// The bytes of an item: its extents concatenated, from the file (method 0) or from idat (method 1).
     private static func itemData(
-        _ source: ByteSource, meta: [UInt8], idat: Box?, location: Location, warnings: inout [String]
+        _ source: ByteSource, meta: [UInt8], idat: Box?, location: Location, label: String, warnings: inout [String]
     ) throws -> [UInt8]? {
         var data: [UInt8] = []
         for extent in location.extents {
@@ -268,24 +294,24 @@ enum ISOMediaContainer {
                 let length = extent.length == 0 ? source.size - start : extent.length
                 guard start >= 0, length >= 0, data.count + length <= maximumExifSize,
                       let bytes = try source.exactly(at: start, count: length) else {
-                    warnings.append("Exif item extent (\(extent.length) bytes at \(start)) lies outside the file")
+                    warnings.append("\(label) extent (\(extent.length) bytes at \(start)) lies outside the file")
                     return nil
                 }
                 data += bytes
             case 1:
                 guard let idat else {
-                    warnings.append("Exif item is stored in idat, but there is no idat box")
+                    warnings.append("\(label) is stored in idat, but there is no idat box")
                     return nil
                 }
                 let length = extent.length == 0 ? idat.payload.count - start : extent.length
                 guard start >= 0, length >= 0, start <= idat.payload.count, length <= idat.payload.count - start else {
-                    warnings.append("Exif item extent lies outside the idat box")
+                    warnings.append("\(label) extent lies outside the idat box")
                     return nil
                 }
                 let absolute = idat.payload.lowerBound + start
                 data += meta[absolute..<absolute + length]
             default:
-                warnings.append("Exif item uses unsupported construction method \(location.constructionMethod)")
+                warnings.append("\(label) uses unsupported construction method \(location.constructionMethod)")
                 return nil
             }
         }

@@ -15,6 +15,8 @@ enum TIFFStructure {
         var omitted: [Omitted] = []
         /// Where the ExifIFD's MakerNote value lies in the source (it is not copied into the block).
         var makerNote: Range<Int>?
+        /// Where IFD0's XMP packet (tag 700, XMLPacket) lies in the source.
+        var xmp: Range<Int>?
     }
 
     /// A tag present in the source but not copied into the compact block.
@@ -54,6 +56,7 @@ enum TIFFStructure {
     static let maximumValueSize = 24 * 1024
     static let exifPointer: UInt16 = 0x8769, gpsPointer: UInt16 = 0x8825, interopPointer: UInt16 = 0xA005
     static let makerNoteTag: UInt16 = 0x927C
+    static let xmpTag: UInt16 = 0x02BC
     static let subIFDs: UInt16 = 0x014A
     /// Tags whose values are offsets into the original file: meaningless once repacked.
     static let droppedTags: Set<UInt16> = [0x0111, 0x0117, 0x0144, 0x0145, 0x0201, 0x0202, 0x014A, 0x927C]
@@ -87,6 +90,7 @@ enum TIFFStructure {
         result.warnings += reader.warnings
         result.omitted = reader.omitted
         result.makerNote = reader.makerNote
+        result.xmp = reader.xmp
         return result
     }
 
@@ -99,6 +103,8 @@ enum TIFFStructure {
         var omitted: [Omitted] = []
         /// The ExifIFD's MakerNote value, once read past.
         var makerNote: Range<Int>?
+        /// IFD0's XMP packet, once read past.
+        var xmp: Range<Int>?
 
         init(source: ByteSource) {
             self.source = source
@@ -209,6 +215,10 @@ enum TIFFStructure {
                 if tag == TIFFStructure.makerNoteTag, name == "ExifIFD", length > 4 {
                     let valueOffset = Int(uint(table, base + 8, 4))
                     if valueOffset <= source.size, length <= source.size - valueOffset { makerNote = valueOffset..<(valueOffset + length) }
+                }
+                if tag == TIFFStructure.xmpTag, name == "IFD0", length > 4, xmp == nil {
+                    let valueOffset = Int(uint(table, base + 8, 4))
+                    if valueOffset <= source.size, length <= source.size - valueOffset { xmp = valueOffset..<(valueOffset + length) }
                 }
                 if TIFFStructure.droppedTags.contains(tag), TIFFStructure.reportedGroups.contains(name) {
                     let inline = length <= 4 ? Array(table[base + 8..<base + 8 + length]) : nil

@@ -14,6 +14,13 @@ for ext in jpg tif png webp heic avif; do
   exiftool "${tags[@]}" "$work/seed.$ext"
   cp "$work/seed.$ext" "$out/"
 done
+# XMP only: TIFF's XMLPacket (tag 700), HEIC's and AVIF's "mime" item.
+for ext in tif heic avif; do
+  vips black "$work/xmp.$ext" 16 12 --bands 3
+  exiftool -q -q -m -overwrite_original -all= "-XMP-exif:DateTimeOriginal=2019:05:01 10:20:30" -XMP-tiff:Make=Nikon \
+    "-XMP-exif:GPSLatitude=33.85 S" "$work/xmp.$ext"
+  cp "$work/xmp.$ext" "$out/xmp-only.$ext"
+done
 vips copy "$work/seed.jpg" "$out/vips-prefixed-exif.webp"
 python3 - "$work/seed.png" "$out/raw-profile-ztxt.png" <<'PY'
 import struct, sys, zlib
