@@ -302,6 +302,11 @@ static void shim_raw_child(int fd, const char *path, const void *data, size_t si
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* Nothing of the parent's but the answer file: not the catalog, the journal, sockets or
+       another thread's answer file, in case the raw takes this process over. (Standard input,
+       output and error stay: LibRaw's messages go to callbacks, not to them.) */
+    if (fd > 3) close_range(3, (unsigned)fd - 1, 0);
+    close_range((unsigned)fd + 1, ~0U, 0);
     struct rlimit no_core = { 0, 0 };
     setrlimit(RLIMIT_CORE, &no_core);
     /* Memory: LibRaw's own allocations are capped (max_raw_memory_mb), the rest of the
@@ -330,6 +335,13 @@ static void shim_raw_child(int fd, const char *path, const void *data, size_t si
         if (strcmp(fault, "crash") == 0) abort();
         if (strcmp(fault, "hang") == 0) for (;;) pause();
     }
+    /* "fds": report (as the step's failure) a descriptor left open besides the answer file. */
+    int leaked = -1;
+    if (fault && strcmp(fault, "fds") == 0) {
+        for (int other = 3; other < 4096 && leaked < 0; other++) {
+            if (other != fd && fcntl(other, F_GETFD) != -1) leaked = other;
+        }
+    }
 
     shim_raw_answer answer;
     memset(&answer, 0, sizeof answer);
@@ -337,6 +349,12 @@ static void shim_raw_child(int fd, const char *path, const void *data, size_t si
     answer.status = -1;
     shim_raw_image image;
     memset(&image, 0, sizeof image);
+    if (fault && strcmp(fault, "fds") == 0) {
+        snprintf(answer.error, sizeof answer.error, "descriptors besides the answer file: %s",
+                 leaked < 0 ? "none" : "some");
+        shim_raw_write_all(fd, &answer, sizeof answer);
+        _exit(0);
+    }
     shim_raw *raw = path ? shim_raw_open_file(path, max_memory_mb, answer.error, sizeof answer.error)
                          : shim_raw_open_buffer(data, size, max_memory_mb, answer.error, sizeof answer.error);
     if (raw) {

@@ -196,3 +196,25 @@ final class RawThumbnailIsolationTests: XCTestCase {
         XCTAssertEqual([size.width, size.height], [800, 600])
     }
 }
+
+/// The child keeps none of this process's descriptors but its answer file: not the catalog,
+/// the journal or sockets, in case a hostile raw takes it over.
+final class RawThumbnailDescriptorTests: XCTestCase {
+    override func tearDown() {
+        unsetenv("SHOEBOX_LIBRAW_FAULT")
+    }
+
+    func testTheChildInheritsNoOpenDescriptor() throws {
+        let path = NSTemporaryDirectory() + "held-\(UUID().uuidString)"
+        let held = open(path, O_CREAT | O_RDWR, 0o600)
+        XCTAssertGreaterThan(held, 2)
+        defer {
+            close(held)
+            unlink(path)
+        }
+        setenv("SHOEBOX_LIBRAW_FAULT", "fds", 1)
+        XCTAssertThrowsError(try RawThumbnailDecoder(bytes: DNGFixture().bytes, name: "fds.dng", maxMemory: 256 << 20)) { error in
+            XCTAssertTrue("\(error)".contains("descriptors besides the answer file: none"), "\(error)")
+        }
+    }
+}
