@@ -291,22 +291,32 @@ static int shim_raw_read_all(int fd, void *bytes, size_t length, off_t offset) {
     return 0;
 }
 
-static void shim_raw_child(int fd, const char *path, const void *data, size_t size, enum shim_raw_job job,
-                           int max_memory_mb, double seconds) {
-    /* The parent's handlers (Ctrl-C, termination) are not this process's business. */
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
+static void shim_raw_child(pid_t parent, int fd, const char *path, const void *data, size_t size,
+                           enum shim_raw_job job, int max_memory_mb, double seconds) {
+    /* Every handler back to its default: the parent's Ctrl-C and termination handlers are not
+       this process's business, and the Swift runtime's crash handler must not run here (on a
+       crash caused by a hostile raw it would dump registers and memory to stderr, and on a
+       terminal wait 30 s for keystrokes). A crash is a plain signal death the parent reports. */
+    for (int number = 1; number < NSIG; number++) {
+        if (number != SIGKILL && number != SIGSTOP) signal(number, SIG_DFL);
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    /* Nothing of the parent's but the answer file: not the catalog, the journal, sockets or
-       another thread's answer file, in case the raw takes this process over. (Standard input,
-       output and error stay: LibRaw's messages go to callbacks, not to them.) */
-    if (fd > 3) close_range(3, (unsigned)fd - 1, 0);
-    close_range((unsigned)fd + 1, ~0U, 0);
+    if (getppid() != parent) _exit(4); /* the parent died before prctl took effect */
+    /* No descriptor of the parent's but the answer file: not the catalog's, the journal's,
+       sockets or another thread's answer file. (Standard input, output and error stay: LibRaw's
+       messages go to callbacks, not to them.) This is damage control, not a sandbox: a child
+       taken over by a raw could still open files by name. */
+    int closed = (fd > 3 ? close_range(3, (unsigned)fd - 1, 0) : 0) | close_range((unsigned)fd + 1, ~0U, 0);
+    if (closed != 0) {
+        long most = sysconf(_SC_OPEN_MAX);
+        if (most < 0 || most > 1 << 20) most = 1 << 20;
+        for (int other = 3; other < most; other++) {
+            if (other != fd) close(other);
+        }
+    }
     struct rlimit no_core = { 0, 0 };
     setrlimit(RLIMIT_CORE, &no_core);
     /* Memory: LibRaw's own allocations are capped (max_raw_memory_mb), the rest of the
@@ -320,7 +330,10 @@ static void shim_raw_child(int fd, const char *path, const void *data, size_t si
         fclose(statm);
     }
     if (pages > 0) {
-        rlim_t limit = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)max_memory_mb + 256) * 1024 * 1024;
+        /* Headroom: 256 MB, and for each of LibRaw's OpenMP threads a stack and a malloc arena. */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        rlim_t headroom = 256 + 72 * (rlim_t)(cores > 0 ? cores : 1);
+        rlim_t limit = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)max_memory_mb + headroom) * 1024 * 1024;
         struct rlimit space = { limit, limit };
         setrlimit(RLIMIT_AS, &space);
     }
@@ -398,13 +411,14 @@ int shim_raw_run(const char *path, const void *data, size_t size, enum shim_raw_
         if (fd >= 0) close(fd);
         return -1;
     }
+    pid_t parent = getpid();
     pid_t child = fork();
     if (child < 0) {
         snprintf(error, error_size, "cannot start LibRaw's process: %s", strerror(errno));
         close(fd);
         return -1;
     }
-    if (child == 0) shim_raw_child(fd, path, data, size, job, max_memory_mb, seconds);
+    if (child == 0) shim_raw_child(parent, fd, path, data, size, job, max_memory_mb, seconds);
 
     /* Wait for the child, at most `seconds` (and a little for the writing). */
     double deadline = shim_raw_now() + seconds * 1.1 + 1;

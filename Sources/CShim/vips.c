@@ -258,10 +258,16 @@ VipsImage *shim_vips_from_raw(const shim_raw_image *image, int shrink, int orien
                                    "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL)) {
             return NULL;
         }
-        /* The preview's own header, not the size the raw's headers state, says what decoding it takes. */
+        /* The preview's own header, not the size the raw's headers state, says what decoding it takes;
+           a progressive JPEG keeps the coefficients of its full size however much it is shrunk. */
         int64_t pixels = (int64_t)p_vips_image_get_width(lazy) * p_vips_image_get_height(lazy);
+        int interlaced = 0;
+        if (p_vips_image_get_typeof(lazy, "interlaced") && p_vips_image_get_int(lazy, "interlaced", &interlaced) == 0 &&
+            interlaced) {
+            pixels *= (int64_t)(shrink < 1 ? 1 : shrink) * (shrink < 1 ? 1 : shrink);
+        }
         if (pixels > max_pixels) {
-            p_vips_error("shoebox", "the preview is %dx%d after shrinking, over the limit of %lld pixels",
+            p_vips_error("shoebox", "the preview is %dx%d after shrinking (more to decode when progressive), over the limit of %lld pixels",
                          p_vips_image_get_width(lazy), p_vips_image_get_height(lazy), (long long)max_pixels);
             p_g_object_unref(lazy);
             return NULL;

@@ -27,20 +27,17 @@ public final class RawThumbnailDecoder {
     private let fileBytes: Int64
     /// How long one LibRaw step may take before it is stopped (hostile files).
     let decodeSeconds: Double
-    /// The most pixels a preview may decode to: its JPEG header may claim far more than the
-    /// raw's headers state. Two 8-bit RGB copies of it fit in `maxMemory`.
-    var maxPixels: Int { Int(max(maxMemory / 6, 1)) }
 
     /// Reads the headers of `file` (the original called `name` in messages); LibRaw may
     /// allocate at most `maxMemory` bytes for it.
-    convenience init(file: String, name: String, maxMemory: Int64, decodeSeconds: Double = 120) throws {
+    convenience init(file: String, name: String, maxMemory: Int64, decodeSeconds: Double = 60) throws {
         var status = stat()
         let size = stat(file, &status) == 0 ? Int64(status.st_size) : 0
         try self.init(input: .file(file), size: size, name: name, maxMemory: maxMemory, decodeSeconds: decodeSeconds)
     }
 
     /// Reads the headers of a raw file's bytes, as `init(file:...)` does a file's.
-    public convenience init(bytes: [UInt8], name: String, maxMemory: Int64, decodeSeconds: Double = 120) throws {
+    public convenience init(bytes: [UInt8], name: String, maxMemory: Int64, decodeSeconds: Double = 60) throws {
         try self.init(input: .bytes(bytes), size: Int64(bytes.count), name: name, maxMemory: maxMemory,
                       decodeSeconds: decodeSeconds)
     }
@@ -53,7 +50,8 @@ public final class RawThumbnailDecoder {
         fileBytes = size
         var info = shim_raw_info()
         var image = shim_raw_image()
-        let reason = Self.run(input, job: SHIM_RAW_INFO, maxMemory: maxMemory, seconds: decodeSeconds, info: &info, image: &image)
+        let reason = Self.run(input, job: SHIM_RAW_INFO, maxMemory: maxMemory, maxOutput: 0, seconds: decodeSeconds, info: &info,
+                              image: &image)
         if let reason {
             throw ThumbnailError.unreadable(path: name, reason: reason)
         }
@@ -61,17 +59,17 @@ public final class RawThumbnailDecoder {
     }
 
     /// Runs one LibRaw step in a child process; nil on success, else why it failed.
-    private static func run(_ input: Input, job: shim_raw_job, maxMemory: Int64, seconds: Double,
+    private static func run(_ input: Input, job: shim_raw_job, maxMemory: Int64, maxOutput: Int64, seconds: Double,
                             info: inout shim_raw_info, image: inout shim_raw_image) -> String? {
         var error = [CChar](repeating: 0, count: 320)
         let megabytes = Int32(clamping: max(maxMemory >> 20, 64))
         let status: Int32
         switch input {
         case .file(let path):
-            status = shim_raw_run(path, nil, 0, job, megabytes, seconds, maxMemory, &info, &image, &error, error.count)
+            status = shim_raw_run(path, nil, 0, job, megabytes, seconds, maxOutput, &info, &image, &error, error.count)
         case .bytes(let bytes):
             status = bytes.withUnsafeBytes {
-                shim_raw_run(nil, $0.baseAddress, $0.count, job, megabytes, seconds, maxMemory, &info, &image, &error, error.count)
+                shim_raw_run(nil, $0.baseAddress, $0.count, job, megabytes, seconds, maxOutput, &info, &image, &error, error.count)
             }
         }
         guard status != 0 else { return nil }
@@ -82,7 +80,7 @@ public final class RawThumbnailDecoder {
     /// (the preview or the half-size decode, as `plan` chooses): it runs the whole decode.
     public func uprightImageSize(longestSide: Int) throws -> (width: Int, height: Int) {
         try VipsRuntime.start()
-        let image = try upright(plan(longestSide: longestSide), longestSide: longestSide)
+        let image = try upright(plan(longestSide: longestSide), longestSide: longestSide, reserved: maxMemory, fallback: true)
         defer { shim_vips_unref(image) }
         return (Int(shim_vips_width(image)), Int(shim_vips_height(image)))
     }
@@ -127,29 +125,32 @@ public final class RawThumbnailDecoder {
         }
     }
 
-    /// The upright image for thumbnails of at most `longestSide` pixels, made as `plan` says,
-    /// falling back to the other way when that fails or (a preview of unstated size) falls
-    /// short. A libvips image the caller unreferences.
-    func upright(_ plan: Plan, longestSide: Int) throws -> OpaquePointer {
+    /// The upright image for thumbnails of at most `longestSide` pixels, made as `plan` says within
+    /// `reserved` bytes, falling back (when `fallback`: the caller reserved for both ways) to the
+    /// other way when that fails or (a preview of unstated size) falls short. A libvips image the
+    /// caller unreferences.
+    func upright(_ plan: Plan, longestSide: Int, reserved: Int64, fallback: Bool) throws -> OpaquePointer {
         switch plan {
         case .halfDecode:
             do {
                 return try decodeHalf()
             } catch let decodeError {
-                guard info.preview_bytes > 0, let preview = try? preview(shrink: 1) else { throw decodeError }
+                guard fallback, info.preview_bytes > 0, let preview = try? preview(shrink: 1, reserved: reserved) else {
+                    throw decodeError
+                }
                 return preview
             }
         case .preview(let shrink):
             let image: OpaquePointer
             do {
-                image = try preview(shrink: shrink)
+                image = try preview(shrink: shrink, reserved: reserved)
             } catch let previewError {
-                guard let decoded = try? decodeHalf() else { throw previewError }
+                guard fallback, let decoded = try? decodeHalf() else { throw previewError }
                 return decoded
             }
             let longest = Int(max(shim_vips_width(image), shim_vips_height(image)))
             let imageLongest = Int(max(info.width, info.height))
-            if info.preview_width == 0, longest < longestSide, longest * 2 < imageLongest, let decoded = try? decodeHalf() {
+            if fallback, info.preview_width == 0, longest < longestSide, longest * 2 < imageLongest, let decoded = try? decodeHalf() {
                 shim_vips_unref(image)
                 return decoded
             }
@@ -157,15 +158,29 @@ public final class RawThumbnailDecoder {
         }
     }
 
-    private func preview(shrink: Int) throws -> OpaquePointer {
+    /// The other way of making the pixels than `plan`, for the fallback's memory.
+    func alternative(to plan: Plan) -> Plan? {
+        switch plan {
+        case .preview: return .halfDecode
+        case .halfDecode: return info.preview_bytes > 0 ? .preview(shrink: 1) : nil
+        }
+    }
+
+    private func preview(shrink: Int, reserved: Int64) throws -> OpaquePointer {
         var made = shim_raw_image()
         var again = shim_raw_info()
-        if let reason = Self.run(input, job: SHIM_RAW_PREVIEW, maxMemory: maxMemory, seconds: decodeSeconds, info: &again,
-                                 image: &made) {
+        // The preview as stored (plus the EXIF header LibRaw puts before a JPEG), or its pixels.
+        let stated = max(info.preview_bytes, Int64(info.preview_width) * Int64(info.preview_height) * 3)
+        let maxOutput = min(maxMemory, stated + (1 << 20))
+        if let reason = Self.run(input, job: SHIM_RAW_PREVIEW, maxMemory: maxMemory, maxOutput: maxOutput, seconds: decodeSeconds,
+                                 info: &again, image: &made) {
             throw ThumbnailError.decodeFailed(path: name, reason: reason)
         }
         defer { shim_raw_image_free(&made) }
-        guard let image = shim_vips_from_raw(&made, Int32(shrink), info.orientation, Int64(maxPixels)) else {
+        // Its JPEG header may claim far more than the raw's headers state: two 8-bit RGB copies
+        // of what it decodes to must fit in what was reserved.
+        let maxPixels = max(min(reserved, maxMemory) / 6, 1)
+        guard let image = shim_vips_from_raw(&made, Int32(shrink), info.orientation, maxPixels) else {
             throw ThumbnailError.decodeFailed(path: name, reason: "its preview: " + VipsRuntime.takeError())
         }
         return image
@@ -183,11 +198,19 @@ public final class RawThumbnailDecoder {
         }
         var made = shim_raw_image()
         var again = shim_raw_info()
-        if let reason = Self.run(input, job: SHIM_RAW_HALF, maxMemory: maxMemory, seconds: decodeSeconds, info: &again,
-                                 image: &made) {
+        // Half the image's size each way, 3 bands: what LibRaw makes, and all the child may send.
+        let halfWidth = Int(info.width) / 2 + 1, halfHeight = Int(info.height) / 2 + 1
+        let maxOutput = Int64(halfWidth) * Int64(halfHeight) * 3
+        if let reason = Self.run(input, job: SHIM_RAW_HALF, maxMemory: maxMemory, maxOutput: maxOutput, seconds: decodeSeconds,
+                                 info: &again, image: &made) {
             throw ThumbnailError.decodeFailed(path: name, reason: reason)
         }
         defer { shim_raw_image_free(&made) }
+        let size = (Int(made.width), Int(made.height))
+        guard (size.0 <= halfWidth && size.1 <= halfHeight) || (size.0 <= halfHeight && size.1 <= halfWidth) else {
+            throw ThumbnailError.decodeFailed(path: name, reason: "LibRaw's decode is \(size.0)x\(size.1), not half of "
+                + "\(info.width)x\(info.height)")
+        }
         // LibRaw's output is upright already.
         guard let image = shim_vips_from_raw(&made, 1, 1, Int64.max) else {
             throw ThumbnailError.decodeFailed(path: name, reason: VipsRuntime.takeError())

@@ -155,12 +155,16 @@ struct ThumbnailRenderer {
             throw ThumbnailError.overMemoryBudget(path: name, width: width, height: height, estimate: cost.bytes,
                                                   budget: budget.total, reason: cost.reason)
         }
-        try budget.reserve(cost.bytes)
+        // The other way is a fallback only when the budget can hold it too, and is then reserved with the first.
+        let other = raw.alternative(to: plan).map { raw.estimate($0, keptPixels: 0).bytes }
+        let fallback = other.map { $0 <= budget.total } ?? false
+        let reserved = fallback ? max(cost.bytes, other ?? 0) : cost.bytes
+        try budget.reserve(reserved)
         defer {
             VipsRuntime.releaseFreedMemory()
-            budget.release(cost.bytes)
+            budget.release(reserved)
         }
-        let base = try raw.upright(plan, longestSide: longestSide)
+        let base = try raw.upright(plan, longestSide: longestSide, reserved: reserved, fallback: fallback)
         defer { shim_vips_unref(base) }
         var results: [RenderedThumbnail] = []
         for (index, target) in targets.enumerated() {

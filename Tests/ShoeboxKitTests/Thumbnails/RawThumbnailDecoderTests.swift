@@ -188,6 +188,28 @@ final class RawThumbnailIsolationTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 30, "stopped, not waited for")
     }
 
+    /// A preview's own JPEG header decides what decoding it takes, not the raw's stated size; a
+    /// progressive one keeps its full-size coefficients however much it is shrunk, so it counts at full size.
+    func testAProgressivePreviewCountsAtItsFullSize() throws {
+        let folder = NSTemporaryDirectory() + "progressive-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var sizes: [String: (width: Int, height: Int)] = [:]
+        for interlace in ["None", "Plane"] {
+            let path = folder + "/\(interlace).jpg"
+            try ImageFixtures.run(ImageFixtures.convert, ["-size", "4000x3000", "xc:orange", "-interlace", interlace, path])
+            let jpeg = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            // The raw's headers claim a 400x300 preview: a 64-pixel size asks for a DCT shrink of 4.
+            let raw = try RawThumbnailDecoder(bytes: DNGFixture(preview: (jpeg, 400, 300)).bytes, name: "\(interlace).dng",
+                                              maxMemory: 64 << 20)
+            sizes[interlace] = try raw.uprightImageSize(longestSide: 64)
+        }
+        // 1000x750 once shrunk: under the 64 MiB / 6 pixel limit as a baseline JPEG; at full size
+        // (12 megapixels) over it as a progressive one, whose sensor data is decoded instead.
+        XCTAssertEqual([sizes["None"]?.width, sizes["None"]?.height], [1000, 750])
+        XCTAssertEqual([sizes["Plane"]?.width, sizes["Plane"]?.height], [320, 240])
+    }
+
     func testALargerDecodeComesBackWholeFromTheChild() throws {
         // 1600x1200 photosites at half size: 800x600x3 bytes through the answer file.
         let raw = try RawThumbnailDecoder(bytes: DNGFixture(width: 1600, height: 1200).bytes, name: "big.dng",
