@@ -348,13 +348,6 @@ static void shim_raw_child(pid_t parent, int fd, const char *path, const void *d
         if (strcmp(fault, "crash") == 0) abort();
         if (strcmp(fault, "hang") == 0) for (;;) pause();
     }
-    /* "fds": report (as the step's failure) a descriptor left open besides the answer file. */
-    int leaked = -1;
-    if (fault && strcmp(fault, "fds") == 0) {
-        for (int other = 3; other < 4096 && leaked < 0; other++) {
-            if (other != fd && fcntl(other, F_GETFD) != -1) leaked = other;
-        }
-    }
 
     shim_raw_answer answer;
     memset(&answer, 0, sizeof answer);
@@ -362,9 +355,13 @@ static void shim_raw_child(pid_t parent, int fd, const char *path, const void *d
     answer.status = -1;
     shim_raw_image image;
     memset(&image, 0, sizeof image);
+    /* "fds": report (as the step's failure) whether a descriptor is left open besides the answer file. */
     if (fault && strcmp(fault, "fds") == 0) {
-        snprintf(answer.error, sizeof answer.error, "descriptors besides the answer file: %s",
-                 leaked < 0 ? "none" : "some");
+        int leaked = 0;
+        for (int other = 3; other < 4096 && !leaked; other++) {
+            leaked = other != fd && fcntl(other, F_GETFD) != -1;
+        }
+        snprintf(answer.error, sizeof answer.error, "descriptors besides the answer file: %s", leaked ? "some" : "none");
         shim_raw_write_all(fd, &answer, sizeof answer);
         _exit(0);
     }
