@@ -2,6 +2,14 @@ import Foundation
 import XCTest
 @testable import ShoeboxKit
 
+/// The messages of the failures among a run's events.
+private func failureMessages(_ events: [ThumbnailEvent]) -> [String] {
+    events.compactMap { event -> String? in
+        if case .failed(_, let error) = event { return error.description }
+        return nil
+    }
+}
+
 /// Thumbnails of camera raws come through LibRaw: the embedded preview when it has the
 /// pixels, a half-size decode of the sensor data otherwise; upright by the raw's own
 /// orientation, with nothing of its metadata (GPS above all).
@@ -114,10 +122,7 @@ final class RawThumbnailDecoderTests: XCTestCase {
         let library = try library(with: raw, truncatedTo: raw.bytes.count - 640 * 470 * 2)
         let (summary, events) = try update(library, sizes: both)
         XCTAssertEqual([summary.made, summary.failed], [0, 1])
-        let messages = events.compactMap { event -> String? in
-            if case .failed(_, let error) = event { return error.description }
-            return nil
-        }
+        let messages = failureMessages(events)
         XCTAssertEqual(messages.count, 1)
         XCTAssertTrue(messages[0].hasPrefix(photo + ": cannot decode ("), messages[0])
         XCTAssertTrue(messages[0].contains("truncated"), messages[0])
@@ -136,9 +141,9 @@ final class RawThumbnailDecoderTests: XCTestCase {
         try library.add(photo)
         let (summary, events) = try update(library, sizes: both)
         XCTAssertEqual([summary.made, summary.failed], [0, 1])
-        guard case .failed(_, let error)? = events.first(where: { if case .failed = $0 { return true } else { return false } })
-        else { return XCTFail("no failure event: \(events)") }
-        XCTAssertTrue(error.description.hasPrefix(photo + ": "), error.description)
+        let failures = failureMessages(events)
+        XCTAssertEqual(failures.count, 1, "\(events)")
+        XCTAssertTrue(failures.first?.hasPrefix(photo + ": ") == true, "\(failures)")
     }
 }
 
@@ -163,10 +168,7 @@ final class RawThumbnailIsolationTests: XCTestCase {
                                            options: ThumbnailOptions(sizes: [ThumbnailSize(width: 256, height: 256)], jobs: 2))
             .run(prune: false) { events.append($0) }
         XCTAssertEqual([summary.made, summary.failed], [1, 1])
-        let failures = events.compactMap { event -> String? in
-            if case .failed(_, let error) = event { return error.description }
-            return nil
-        }
+        let failures = failureMessages(events)
         XCTAssertEqual(failures.count, 1)
         XCTAssertTrue(failures[0].hasPrefix(raw + ": cannot decode (LibRaw crashed on it (signal 6"), failures[0])
         XCTAssertTrue(FileManager.default.fileExists(atPath: library.root + "/thumbnails/256/2024/05/01/IMG_0002.jpg.jpg"))
