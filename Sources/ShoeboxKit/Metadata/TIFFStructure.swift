@@ -212,14 +212,13 @@ enum TIFFStructure {
                     continue
                 }
                 let length = Int(components) * size
-                if tag == TIFFStructure.makerNoteTag, name == "ExifIFD", length > 4 {
+                // Where an out-of-line value lies in the source, when it lies inside it.
+                func place() -> Range<Int>? {
                     let valueOffset = Int(uint(table, base + 8, 4))
-                    if valueOffset <= source.size, length <= source.size - valueOffset { makerNote = valueOffset..<(valueOffset + length) }
+                    return valueOffset <= source.size && length <= source.size - valueOffset ? valueOffset..<(valueOffset + length) : nil
                 }
-                if tag == TIFFStructure.xmpTag, name == "IFD0", length > 4, xmp == nil {
-                    let valueOffset = Int(uint(table, base + 8, 4))
-                    if valueOffset <= source.size, length <= source.size - valueOffset { xmp = valueOffset..<(valueOffset + length) }
-                }
+                if tag == TIFFStructure.makerNoteTag, name == "ExifIFD", length > 4, let range = place() { makerNote = range }
+                if tag == TIFFStructure.xmpTag, name == "IFD0", length > 4, xmp == nil { xmp = place() }
                 if TIFFStructure.droppedTags.contains(tag), TIFFStructure.reportedGroups.contains(name) {
                     let inline = length <= 4 ? Array(table[base + 8..<base + 8 + length]) : nil
                     omitted.append(Omitted(
