@@ -20,6 +20,10 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
     /// (an error path that drops it twice) must not close a descriptor number that was
     /// reused meanwhile.
     private let live = Mutex<Set<String>>([])
+    /// Staging names: one random prefix for the process, then a counter (a UUID per file read
+    /// /dev/urandom each time: three system calls a download). O_EXCL still guards against a clash.
+    private static let namePrefix = UUID().uuidString.lowercased() + "-"
+    private static let nameCounter = Atomic<UInt64>(0)
     private static let partialSuffix = ".part"
     private static let stagedSuffix = ".staged"
     private static let remoteSuffix = ".remote"
@@ -44,7 +48,7 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
 
     public func makeStagingFile() throws -> StagingFile {
         for _ in 0..<8 {
-            let path = folder + "/" + UUID().uuidString.lowercased() + Self.partialSuffix
+            let path = newPartialPath()
             // Created read-only: this descriptor may still write, and the original
             // never needs a chmod after publishing.
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
@@ -61,7 +65,7 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
     /// the source file itself, made read-only (which the source shares). Throws the errno of
     /// a link that cannot be made (EXDEV: another file system).
     public func makeStagingLink(to source: String) throws -> StagingFile {
-        let path = folder + "/" + UUID().uuidString.lowercased() + Self.partialSuffix
+        let path = newPartialPath()
         guard link(source, path) == 0 else { throw POSIXFileError(path: source, operation: "link", code: errno) }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
@@ -72,6 +76,12 @@ public final class LocalStagingArea: UploadStaging, @unchecked Sendable {
         fchmod(fd, 0o444)
         live.withLock { _ = $0.insert(path) }
         return StagingFile(path: path, descriptor: fd)
+    }
+
+    /// A fresh `.part` name in the folder.
+    private func newPartialPath() -> String {
+        let number = Self.nameCounter.add(1, ordering: .relaxed).newValue
+        return folder + "/" + Self.namePrefix + String(number) + Self.partialSuffix
     }
 
     public func discard(_ file: StagingFile) {
