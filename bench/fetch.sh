@@ -10,8 +10,11 @@
 # output), timed in the same rounds as a "baseline" row: before/after a change.
 #
 # Sets: "small" (1,000 small JPEGs), "big" (200 12-megapixel JPEGs with EXIF+GPS,
-# about 1 GB; its first 40 are also timed alone), and a 100,000-URL list for
-# shoebox's peak RSS. Work files go to bench/work/ (about 2.6 GB at the peak).
+# about 1 GB; its first 40 are also timed alone), a 100,000-URL list for
+# shoebox's files/s and peak RSS, then a 1,000,000-line list of those URLs each
+# ten times (lines/s, with the deduplicator spilling to disk). Work files go to
+# bench/work/ (about 2.6 GB at the peak; the small set's runs each keep their own
+# folder until the set ends, see fetch_bench.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}

@@ -157,44 +157,52 @@ def write_list(work, port, folder, count, name):
 
 
 def tools(shoebox, work, url_list, baseline=None):
-    out = os.path.join(work, "out")
-    def fresh():
-        shutil.rmtree(out, ignore_errors=True)
-        os.makedirs(out)
+    """Each tool's command for an output folder: (command, working folder) from `out`."""
     curl_config = url_list + ".curl"
     curl = ["curl", "--silent", "--fail", "--parallel", "--parallel-max", "16", "--config", curl_config]
     with open(url_list) as src, open(curl_config, "w") as dst:
         for i, line in enumerate(src):
             dst.write(f'url = "{line.strip()}"\noutput = "f{i}.jpg"\n')
     table = {
-        "shoebox": (fresh, [shoebox, "fetch", url_list, "--library", out + "/lib", "--jobs", "16", "--per-host", "16"], None),
-        "aria2c": (fresh, ["aria2c", "-q", "-j", "16", "-x", "1", "--max-connection-per-server=16", "--allow-overwrite=true",
-                           "--auto-file-renaming=false", "--file-allocation=none", "-d", out, "-i", url_list], None),
-        "curl": (fresh, curl, out),
+        "shoebox": lambda out: ([shoebox, "fetch", url_list, "--library", out + "/lib", "--jobs", "16", "--per-host", "16"], None),
+        "aria2c": lambda out: (["aria2c", "-q", "-j", "16", "-x", "1", "--max-connection-per-server=16", "--allow-overwrite=true",
+                                "--auto-file-renaming=false", "--file-allocation=none", "-d", out, "-i", url_list], None),
+        "curl": lambda out: (curl, out),
         # curl's files reach the disk only after it exits; this row waits for them
         # (syncfs of the output's file system), as shoebox does before it reports.
-        "curl+sync": (fresh, ["sh", "-c", '"$@" && sync -f .', "sh", *curl], out),
+        "curl+sync": lambda out: (["sh", "-c", '"$@" && sync -f .', "sh", *curl], out),
     }
     if baseline:
         # Another shoebox binary (an earlier commit's), timed in the same rounds: before/after.
-        table["baseline"] = (fresh, [baseline, "fetch", url_list, "--library", out + "/lib", "--jobs", "16", "--per-host", "16"], None)
+        table["baseline"] = lambda out: ([baseline, "fetch", url_list, "--library", out + "/lib", "--jobs", "16", "--per-host", "16"], None)
     return table
 
 
 def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server, baseline=None):
     results = {}
     table = tools(shoebox, work, url_list, baseline)
+    runs = os.path.join(work, "out", "runs")
     for r in range(rounds):
         order = list(table) if r % 2 == 0 else list(reversed(table))
         for tool in order:
-            fresh, cmd, cwd = table[tool]
-            fresh()
+            # Every run writes a folder of its own, all removed after the set: this machine's
+            # ext4 has no journal, and there a new inode skips each inode freed in the last
+            # 5 s (ext4's recently_deleted check), so a run started right after the previous
+            # run's files were removed paid a scan for every file it created.
+            # The big sets' 200 files a run would pile up to 15 GB, and 200 inodes cost no
+            # measurable scan: their previous run's folder goes as before.
+            if count < 500:
+                shutil.rmtree(runs, ignore_errors=True)
+            out = os.path.join(runs, f"{tool}-{r}".replace("+", "-"))
+            os.makedirs(out)
+            cmd, cwd = table[tool](out)
             subprocess.run(["sync"])
             server_before = process_cpu(server.pid)
             busy_before, _ = machine_ticks()
             elapsed, rss, cpu = timed(cmd, cwd=cwd)
             busy = (machine_ticks()[0] - busy_before) / os.sysconf("SC_CLK_TCK")
             results.setdefault(tool, []).append((elapsed, rss, cpu, process_cpu(server.pid) - server_before, busy))
+    shutil.rmtree(runs, ignore_errors=True)
     print(f"\n== {name}: {count} files, {total_bytes / 1e6:.1f} MB, {rounds} rounds (median wall time)")
     print(f"{'tool':10} {'files/s':>10} {'MB/s':>10} {'peak RSS':>10} {'CPU s':>8} {'nginx CPU s':>12} {'machine busy s':>15}  wall s of each round")
     medians = {}
@@ -269,6 +277,7 @@ def main():
     ap.add_argument("--short-big", type=int, default=40)
     ap.add_argument("--small", type=int, default=1000)
     ap.add_argument("--huge-list", type=int, default=100000, help="0: no long-list run nor reference figures")
+    ap.add_argument("--repeats", type=int, default=10, help="the long list again, each URL this many times (1: not run)")
     ap.add_argument("--baseline", help="another shoebox binary to time in the same rounds (before/after a change)")
     args = ap.parse_args()
     work = os.path.abspath(args.work)
@@ -302,6 +311,20 @@ def main():
         shutil.rmtree(lib, ignore_errors=True)
         elapsed, rss, _ = timed([args.shoebox, "fetch", huge, "--library", lib, "--jobs", "16", "--per-host", "16"])
         print(f"\n== {args.huge_list}-URL list: shoebox fetch {elapsed:.1f} s, {args.huge_list / elapsed:.0f} files/s, peak RSS {rss:.1f} MB")
+        if args.repeats > 1:
+            # The same URLs, each listed REPEATS times (line i is file i mod N): every one of
+            # them is fetched once, the other lines are told apart as repeats by the
+            # deduplicator, which spills to disk past 100,000 keys.
+            lines = args.huge_list * args.repeats
+            repeated = os.path.join(work, "repeated.txt")
+            with open(repeated, "w") as f:
+                for i in range(lines):
+                    f.write(f"http://127.0.0.1:{port}/tiny/IMG_{i % args.huge_list:06d}.jpg\n")
+            shutil.rmtree(lib, ignore_errors=True)
+            elapsed, rss, _ = timed([args.shoebox, "fetch", repeated, "--library", lib, "--jobs", "16", "--per-host", "16"])
+            stored = sum(len(files) for _, _, files in os.walk(os.path.join(lib, "originals")))
+            print(f"== {lines:,}-line list, {args.huge_list:,} URLs each {args.repeats} times: shoebox fetch {elapsed:.1f} s, "
+                  f"{lines / elapsed:.0f} lines/s, {stored:,} files stored, peak RSS {rss:.1f} MB")
     finally:
         shutil.rmtree(os.path.join(work, "out"), ignore_errors=True)
         nginx.terminate()
