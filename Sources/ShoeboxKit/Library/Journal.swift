@@ -15,11 +15,6 @@ public final class Journal: @unchecked Sendable {
     public let path: String
     private let descriptor: Int32
     private let lock = NSLock()
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// Opens (creating when missing) the journal at `path` for appending.
     public init(path: String) throws {
@@ -42,9 +37,9 @@ public final class Journal: @unchecked Sendable {
     /// Appends `entries` (one line each) and fsyncs once for the whole batch.
     public func append(_ entries: [JournalEntry]) throws {
         guard !entries.isEmpty else { return }
-        var batch = Data()
+        var batch: [UInt8] = []
         for entry in entries {
-            batch.append(try encoder.encode(entry))
+            batch += JournalLine.encode(entry)
             batch.append(0x0A)
         }
         lock.lock()
@@ -264,7 +259,7 @@ public final class Journal: @unchecked Sendable {
 
     // MARK: Writing
 
-    private func writeAll(_ data: Data) throws {
+    private func writeAll(_ data: [UInt8]) throws {
         guard data.withUnsafeBytes({ POSIXWrite.all($0, to: descriptor) }) else { throw failure() }
     }
 
