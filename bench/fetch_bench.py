@@ -105,11 +105,14 @@ def timed(cmd, cwd=None, stdout=subprocess.DEVNULL):
     handle, rss_file = tempfile.mkstemp(prefix="shoebox-bench-rss-")
     os.close(handle)
     start = time.monotonic()
-    proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss_file, *cmd], cwd=cwd, stdout=stdout,
-                            stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.monotonic() - start
-    err = proc.stderr.read().decode(errors="replace")
+    # stderr to a file, not a pipe: a tool that printed more than a pipe holds would block.
+    with tempfile.TemporaryFile() as errors:
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss_file, *cmd], cwd=cwd, stdout=stdout,
+                                stderr=errors)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.monotonic() - start
+        errors.seek(0)
+        err = errors.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise SystemExit(f"{cmd[0]} exited {code}: {err[-2000:]}")
@@ -165,7 +168,7 @@ def tools(shoebox, work, url_list, baseline=None):
             dst.write(f'url = "{line.strip()}"\noutput = "f{i}.jpg"\n')
     table = {
         "shoebox": lambda out: ([shoebox, "fetch", url_list, "--library", out + "/lib", "--jobs", "16", "--per-host", "16"], None),
-        "aria2c": lambda out: (["aria2c", "-q", "-j", "16", "-x", "1", "--max-connection-per-server=16", "--allow-overwrite=true",
+        "aria2c": lambda out: (["aria2c", "-q", "-j", "16", "--max-connection-per-server=16", "--allow-overwrite=true",
                                 "--auto-file-renaming=false", "--file-allocation=none", "-d", out, "-i", url_list], None),
         "curl": lambda out: (curl, out),
         # curl's files reach the disk only after it exits; this row waits for them
@@ -178,20 +181,21 @@ def tools(shoebox, work, url_list, baseline=None):
     return table
 
 
-def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server, baseline=None):
+def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server, baseline=None, keep_runs=False):
     results = {}
     table = tools(shoebox, work, url_list, baseline)
     runs = os.path.join(work, "out", "runs")
+    shutil.rmtree(runs, ignore_errors=True)  # left by an interrupted run
     for r in range(rounds):
         order = list(table) if r % 2 == 0 else list(reversed(table))
         for tool in order:
-            # Every run writes a folder of its own, all removed after the set: this machine's
-            # ext4 has no journal, and there a new inode skips each inode freed in the last
-            # 5 s (ext4's recently_deleted check), so a run started right after the previous
-            # run's files were removed paid a scan for every file it created.
-            # The big sets' 200 files a run would pile up to 15 GB, and 200 inodes cost no
-            # measurable scan: their previous run's folder goes as before.
-            if count < 500:
+            # keep_runs (the small set): every run writes a folder of its own, all removed
+            # after the set. This machine's ext4 has no journal, and there a new inode skips
+            # each inode freed in the last 5 s (ext4's recently_deleted check), so a run
+            # started right after the previous run's files were removed paid a scan for every
+            # file it created. The big sets' runs would pile up to 15 GB, and their 200 inodes
+            # cost no measurable scan: the previous run's folder goes first.
+            if not keep_runs:
                 shutil.rmtree(runs, ignore_errors=True)
             out = os.path.join(runs, f"{tool}-{r}".replace("+", "-"))
             os.makedirs(out)
@@ -265,6 +269,30 @@ def sha256_seconds(paths):
     return float(out.stdout)
 
 
+def repeated_list(shoebox, work, port, files, repeats, lib):
+    """A list of FILES x REPEATS lines over FILES + 10% distinct URLs, each listed about REPEATS
+    times: the files, and for a tenth of them a second URL (a query added) with the same
+    bytes. Every distinct URL is fetched once and the other lines are told apart as repeats
+    by the deduplicator, which spills its keys to disk past 100,000 (URLDeduplicator); the
+    second URLs come out as duplicates of content already stored."""
+    distinct = files + files // 10
+    lines = files * repeats
+    path = os.path.join(work, "repeated.txt")
+    with open(path, "w") as f:
+        for i in range(lines):
+            url = i % distinct
+            query = "" if url < files else "?copy=2"
+            f.write(f"http://127.0.0.1:{port}/tiny/IMG_{url % files:06d}.jpg{query}\n")
+    shutil.rmtree(lib, ignore_errors=True)
+    elapsed, rss, _ = timed([shoebox, "fetch", path, "--library", lib, "--jobs", "16", "--per-host", "16", "--quiet"])
+    stored = sum(len(names) for _, _, names in os.walk(os.path.join(lib, "originals")))
+    if stored != files:
+        raise SystemExit(f"the repeated list stored {stored} files, not {files}")
+    print(f"== {lines:,}-line list, {distinct:,} distinct URLs ({files:,} files, {distinct - files:,} of them listed under a "
+          f"second URL), each about {lines // distinct} times: shoebox fetch {elapsed:.1f} s, {lines / elapsed:.0f} lines/s, "
+          f"{stored:,} files stored, peak RSS {rss:.1f} MB")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shoebox", required=True)
@@ -289,7 +317,8 @@ def main():
             return sum(os.path.getsize(os.path.join(corpus, folder, f"IMG_{i:06d}.jpg")) for i in range(n))
         if args.small > 0:
             small = write_list(work, port, "small", args.small, "small.txt")
-            bench_set("small set", args.shoebox, work, small, args.small, size("small", args.small), args.rounds, nginx, args.baseline)
+            bench_set("small set", args.shoebox, work, small, args.small, size("small", args.small), args.rounds, nginx, args.baseline,
+                      keep_runs=True)
         if args.big == 0:  # only the small set (and the long list, unless --huge-list 0)
             args.short_big = 0
         else:
@@ -312,19 +341,7 @@ def main():
         elapsed, rss, _ = timed([args.shoebox, "fetch", huge, "--library", lib, "--jobs", "16", "--per-host", "16"])
         print(f"\n== {args.huge_list}-URL list: shoebox fetch {elapsed:.1f} s, {args.huge_list / elapsed:.0f} files/s, peak RSS {rss:.1f} MB")
         if args.repeats > 1:
-            # The same URLs, each listed REPEATS times (line i is file i mod N): every one of
-            # them is fetched once, the other lines are told apart as repeats by the
-            # deduplicator, which spills to disk past 100,000 keys.
-            lines = args.huge_list * args.repeats
-            repeated = os.path.join(work, "repeated.txt")
-            with open(repeated, "w") as f:
-                for i in range(lines):
-                    f.write(f"http://127.0.0.1:{port}/tiny/IMG_{i % args.huge_list:06d}.jpg\n")
-            shutil.rmtree(lib, ignore_errors=True)
-            elapsed, rss, _ = timed([args.shoebox, "fetch", repeated, "--library", lib, "--jobs", "16", "--per-host", "16"])
-            stored = sum(len(files) for _, _, files in os.walk(os.path.join(lib, "originals")))
-            print(f"== {lines:,}-line list, {args.huge_list:,} URLs each {args.repeats} times: shoebox fetch {elapsed:.1f} s, "
-                  f"{lines / elapsed:.0f} lines/s, {stored:,} files stored, peak RSS {rss:.1f} MB")
+            repeated_list(args.shoebox, work, port, args.huge_list, args.repeats, lib)
     finally:
         shutil.rmtree(os.path.join(work, "out"), ignore_errors=True)
         nginx.terminate()

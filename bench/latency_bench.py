@@ -57,7 +57,7 @@ def start_origin(corpus, ttfb_ms, rate):
     return proc, port
 
 
-def start_nginx(work, origin_port, key, cert):
+def start_nginx(work, origin_port, key, cert, started):
     h1 = [fetch_bench.free_port() for _ in range(HOSTS)]
     h2 = [fetch_bench.free_port() for _ in range(HOSTS)]
     conf = os.path.join(work, "latency-nginx.conf")
@@ -93,6 +93,7 @@ http {{
 }}
 """)
     proc = subprocess.Popen(["nginx", "-c", conf, "-p", work], stderr=subprocess.DEVNULL)
+    started.append(proc)  # stopped by the caller, whatever happens next
     for _ in range(100):
         try:
             import socket
@@ -129,7 +130,7 @@ def tools(shoebox, work, url_list, ca, protocol, one_host):
                    "--directory-prefix", out, "--input-file", url_list], None, JOBS),
     }
     if h1:
-        table["aria2c"] = (["aria2c", "-q", "-j", str(JOBS), "-x", "1", f"--max-connection-per-server={JOBS}",
+        table["aria2c"] = (["aria2c", "-q", "-j", str(JOBS), f"--max-connection-per-server={JOBS}",
                             "--ca-certificate", ca, "--allow-overwrite=true", "--auto-file-renaming=false",
                             "--file-allocation=none", "-d", out, "-i", url_list], None, JOBS)
     if one_host:
@@ -140,10 +141,13 @@ def tools(shoebox, work, url_list, ca, protocol, one_host):
 
 
 def bench(shoebox, work, corpus, ca, key, cert, ttfb_ms, rate, count, rounds, mean_size):
-    origin, origin_port = start_origin(corpus, ttfb_ms, rate)
-    nginx, h1_ports, h2_ports = start_nginx(work, origin_port, key, cert)
     per_file = ttfb_ms / 1000 + mean_size / rate
+    expected_bytes = round(mean_size * count)
+    started = []
     try:
+        origin, origin_port = start_origin(corpus, ttfb_ms, rate)
+        started.append(origin)
+        nginx, h1_ports, h2_ports = start_nginx(work, origin_port, key, cert, started)
         for protocol, ports in (("HTTP/1.1", h1_ports), ("HTTP/2", h2_ports)):
             for one_host in (True, False):
                 hosts = ports[:1] if one_host else ports
@@ -157,11 +161,11 @@ def bench(shoebox, work, corpus, ca, key, cert, ttfb_ms, rate, count, rounds, me
                         shutil.rmtree(out, ignore_errors=True)
                         os.makedirs(out)
                         elapsed, rss, cpu = fetch_bench.timed(cmd, cwd=cwd)
-                        got = sum(len(files) for _, _, files in os.walk(out))
-                        if tool.startswith("shoebox"):
-                            got = sum(len(files) for _, _, files in os.walk(os.path.join(out, "lib", "originals")))
-                        if got != count:
-                            raise SystemExit(f"{tool} stored {got} of {count} files ({protocol}, TTFB {ttfb_ms} ms)")
+                        kept = os.path.join(out, "lib", "originals") if tool.startswith("shoebox") else out
+                        sizes = [os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(kept) for f in files]
+                        if len(sizes) != count or sum(sizes) != expected_bytes:
+                            raise SystemExit(f"{tool} kept {len(sizes)} files of {sum(sizes)} bytes, not {count} of "
+                                             f"{expected_bytes} ({protocol}, TTFB {ttfb_ms} ms)")
                         results.setdefault(tool, []).append((elapsed, rss, cpu))
                 where = "one host" if one_host else f"{HOSTS} hosts"
                 print(f"\n== TTFB {ttfb_ms:.0f} ms, {rate / 1e6:.1f} MB/s a connection, {protocol}, {where}: {count} files "
@@ -180,7 +184,7 @@ def bench(shoebox, work, corpus, ca, key, cert, ttfb_ms, rate, count, rounds, me
                     if not other.startswith("shoebox"):
                         print(f"shoebox vs {other}: {medians[other] / medians['shoebox']:.2f}x the files/s")
     finally:
-        for proc in (nginx, origin):
+        for proc in reversed(started):
             proc.terminate()
             proc.wait()
         shutil.rmtree(os.path.join(work, "latency-out"), ignore_errors=True)

@@ -3,7 +3,8 @@
 ROOT over HTTP/1.1 (keep-alive), each response's first byte after --ttfb
 milliseconds and its body paced at --rate bytes a second per connection, as a
 distant server on a real link would. Several --port values serve the same files
-on several ports (the "many hosts" runs). Standard library only.
+on several ports (bench/latency.sh uses one, behind nginx's ports). Standard
+library only.
 
     latency_origin.py ROOT --port P [--port P2 ...] --ttfb MS --rate BYTES
 
@@ -21,7 +22,8 @@ async def serve(reader, writer, root, ttfb, rate):
             lines = head.decode("latin-1").split("\r\n")
             method, target, _ = lines[0].split(" ", 2)
             close = any(l.lower().startswith("connection:") and "close" in l.lower() for l in lines[1:])
-            path = os.path.normpath(os.path.join(root, target.split("?", 1)[0].lstrip("/")))
+            # Resolved as ROOT was, so neither ".." nor a symbolic link leads out of it.
+            path = os.path.realpath(os.path.join(root, target.split("?", 1)[0].lstrip("/")))
             await asyncio.sleep(ttfb)
             if not path.startswith(root + os.sep) or not os.path.isfile(path):
                 writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
