@@ -208,7 +208,8 @@ def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server,
             results.setdefault(tool, []).append((elapsed, rss, cpu, process_cpu(server.pid) - server_before, busy))
     shutil.rmtree(runs, ignore_errors=True)
     print(f"\n== {name}: {count} files, {total_bytes / 1e6:.1f} MB, {rounds} rounds (median wall time)")
-    print(f"{'tool':10} {'files/s':>10} {'MB/s':>10} {'peak RSS':>10} {'CPU s':>8} {'nginx CPU s':>12} {'machine busy s':>15}  wall s of each round")
+    print(f"{'tool':10} {'files/s':>10} {'MB/s':>10} {'peak RSS':>10} {'CPU s':>8} {'CPU ms/file':>12} {'nginx CPU s':>12} "
+          f"{'machine busy s':>15}  wall s of each round")
     medians = {}
     busy = {}
     for tool, runs in results.items():
@@ -218,7 +219,8 @@ def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server,
         server_cpu = statistics.median(r[3] for r in runs)
         medians[tool] = t
         busy[tool] = statistics.median(r[4] for r in runs)
-        print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB {cpu:8.3f} {server_cpu:12.2f} {busy[tool]:15.2f}  "
+        print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB {cpu:8.3f} {cpu / count * 1000:12.3f} "
+              f"{server_cpu:12.2f} {busy[tool]:15.2f}  "
               + " ".join(f"{r[0]:.3f}" for r in runs))
     for other in ("aria2c", "curl", "curl+sync") + (("baseline",) if baseline else ()):
         print(f"shoebox vs {other}: {medians[other] / medians['shoebox']:.2f}x the throughput")
