@@ -26,6 +26,31 @@ final class HostileLibraryTests: XCTestCase {
         try runner.assertConsistent()
     }
 
+    /// A link planted where a new original's name would go, dangling or not: the name counts as
+    /// taken (it did not while the link pointed nowhere: the original was recorded at that
+    /// name, and every run's publish failed on the link), and nothing is written through it.
+    func testALinkAtTheNameANewOriginalWouldGetIsPassedOver() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let outside = try makeTemporaryDirectory(self)
+        let folder = runner.library.appendingPathComponent("originals/2022/03/04")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let victim = outside.appendingPathComponent("victim")
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("planted.jpg"), withDestinationURL: victim)
+        let kept = outside.appendingPathComponent("kept")
+        try Data("kept".utf8).write(to: kept)
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("planted-2.jpg"), withDestinationURL: kept)
+        let path = "/photo/planted.jpg?seed=planted&date=2022:03:04%2005:06:07"
+        let url = server.url(path)
+        let output = try runner.fetch([url])
+        XCTAssertEqual(output.outcome(url), "stored", output.stderr)
+        XCTAssertFalse(output.stderr.contains("not yet"), output.stderr)
+        XCTAssertEqual(try runner.contents(of: "originals/2022/03/04/planted-3.jpg"), try server.get(path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: victim.path), "written through the dangling link")
+        XCTAssertEqual(try String(contentsOf: kept, encoding: .utf8), "kept")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: folder.appendingPathComponent("planted.jpg").path), victim.path)
+    }
+
     func testALinkedOriginalsFolderIsRefusedToo() throws {
         let server = try startFixtureServer()
         let runner = try FetchRunner(self)

@@ -131,8 +131,11 @@ public final class LocalOriginalStore: LocallyStagedStore, @unchecked Sendable {
         (try? SHA256Hasher.hashFile(atPath: layout.absolute(path)).sha256) == sha256
     }
 
+    /// Whether anything has the name `path`, a symbolic link included, dangling or not: a
+    /// name in use is never chosen for a new original (its publish would fail on it every run).
     public func exists(path: String) throws -> Bool {
-        access(layout.absolute(path), F_OK) == 0
+        var info = stat()
+        return lstat(layout.absolute(path), &info) == 0
     }
 
     public func info(path: String) throws -> StoredOriginal? {
