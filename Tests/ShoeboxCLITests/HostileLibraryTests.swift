@@ -51,6 +51,38 @@ final class HostileLibraryTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: folder.appendingPathComponent("planted.jpg").path), victim.path)
     }
 
+    /// An original replaced by a dangling link: when its bytes come again (another URL), the
+    /// link is set aside like any damaged file and the original put back (before, the link
+    /// looked like no file at all, and the put-back failed on it every run).
+    func testALinkInPlaceOfAnOriginalIsSetAsideWhenItsBytesComeAgain() throws {
+        let server = try startFixtureServer()
+        let runner = try FetchRunner(self)
+        let path = "/photo/again.jpg?seed=again&date=2022:03:04%2005:06:07"
+        let first = server.url(path)
+        XCTAssertEqual(try runner.fetch([first]).outcome(first), "stored")
+        let folder = runner.library.appendingPathComponent("originals/2022/03/04")
+        let original = folder.appendingPathComponent("again.jpg")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        try FileManager.default.removeItem(at: original)
+        let nowhere = try makeTemporaryDirectory(self).appendingPathComponent("nowhere")
+        try FileManager.default.createSymbolicLink(at: original, withDestinationURL: nowhere)
+        let second = server.url(path + "&another=url")
+        XCTAssertEqual(try server.get(path + "&another=url"), try server.get(path), "the fixture gives the same bytes")
+        let output = try runner.fetch([second])
+        XCTAssertEqual(output.outcome(second), "duplicate", output.stderr)
+        XCTAssertFalse(output.stderr.contains("not yet"), output.stderr)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: original.path)[.type] as? FileAttributeType, .typeRegular)
+        XCTAssertEqual(try runner.contents(of: "originals/2022/03/04/again.jpg"), try server.get(path))
+        let damaged = runner.library.appendingPathComponent("damaged")
+        let kept = (FileManager.default.enumerator(atPath: damaged.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix("again.jpg") }
+        XCTAssertEqual(kept.count, 1, "the link kept aside: \(kept)")
+        if let aside = kept.first {
+            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: damaged.appendingPathComponent(aside).path), nowhere.path)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: nowhere.path), "written through the link")
+        try runner.assertConsistent()
+    }
+
     func testALinkedOriginalsFolderIsRefusedToo() throws {
         let server = try startFixtureServer()
         let runner = try FetchRunner(self)
