@@ -64,6 +64,7 @@ enum JournalLine {
 
 /// A JSON object's bytes, one member at a time (keys are plain ASCII names, written as given).
 private struct JSONObjectBytes {
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
     private var bytes: [UInt8] = [0x7B]
     private var empty = true
 
@@ -122,8 +123,7 @@ private struct JSONObjectBytes {
             case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
             case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
             case ..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0x0F)]])
             default: bytes.append(byte)
             }
         }
