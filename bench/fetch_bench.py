@@ -89,13 +89,19 @@ http {{
 """)
     os.makedirs(os.path.join(work, "nginx-tmp"), exist_ok=True)
     proc = subprocess.Popen(["nginx", "-c", conf, "-p", work], stderr=subprocess.DEVNULL)
+    wait_for_port(port, "nginx")
+    return proc, port
+
+
+def wait_for_port(port, what):
+    """Returns once 127.0.0.1:PORT accepts a connection (about 5 s at most)."""
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            return proc, port
+            return
         except OSError:
             time.sleep(0.05)
-    raise SystemExit("nginx did not start")
+    raise SystemExit(f"{what} did not start")
 
 
 def timed(cmd, cwd=None, stdout=subprocess.DEVNULL):

@@ -17,7 +17,7 @@ URLs spread over 8 ports (curl and shoebox count a host by name and port).
 The ideal rate is jobs / (TTFB + mean size / rate): every slot busy all the
 time. Efficiency is measured files/s over that ideal. Medians of ROUNDS runs,
 tools alternating."""
-import argparse, os, shutil, statistics, subprocess, sys, time
+import argparse, os, shutil, statistics, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -94,14 +94,8 @@ http {{
 """)
     proc = subprocess.Popen(["nginx", "-c", conf, "-p", work], stderr=subprocess.DEVNULL)
     started.append(proc)  # stopped by the caller, whatever happens next
-    for _ in range(100):
-        try:
-            import socket
-            socket.create_connection(("127.0.0.1", h2[-1]), timeout=0.1).close()
-            return proc, h1, h2
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit("nginx did not start")
+    fetch_bench.wait_for_port(h2[-1], "nginx")
+    return proc, h1, h2
 
 
 def write_list(work, ports, count, name):
@@ -205,10 +199,9 @@ def main():
     most = JOBS * args.slots
     corpus = fetch_bench.make_corpus(work, 0, most, 0)
     ca, key, cert = make_certificates(work)
-    count = most
+    sizes = [os.path.getsize(os.path.join(corpus, "small", f"IMG_{i:06d}.jpg")) for i in range(most)]
     for ttfb in ttfbs:
-        sizes = [os.path.getsize(os.path.join(corpus, "small", f"IMG_{i:06d}.jpg")) for i in range(count)]
-        bench(args.shoebox, work, corpus, ca, key, cert, ttfb, args.rate, count, args.rounds, sum(sizes) / len(sizes))
+        bench(args.shoebox, work, corpus, ca, key, cert, ttfb, args.rate, most, args.rounds, sum(sizes) / len(sizes))
 
 
 if __name__ == "__main__":
