@@ -104,6 +104,10 @@ public struct PathReservation: Sendable, Hashable {
 extension Catalog {
     /// One `reservePath` after another: right for a local catalog, where a call costs no round trip.
     public func reservePaths(_ wanted: [PathReservation]) throws -> Set<PathReservation> {
+        try reservePathsOneByOne(wanted)
+    }
+
+    func reservePathsOneByOne(_ wanted: [PathReservation]) throws -> Set<PathReservation> {
         var granted = Set<PathReservation>()
         var asked = Set<String>()
         for reservation in wanted where asked.insert(CaseFoldedPath.fold(reservation.path)).inserted {
@@ -113,6 +117,10 @@ extension Catalog {
     }
 
     public func originals(sha256s: [String]) throws -> [String: OriginalRecord] {
+        try originalsOneByOne(sha256s)
+    }
+
+    func originalsOneByOne(_ sha256s: [String]) throws -> [String: OriginalRecord] {
         var found: [String: OriginalRecord] = [:]
         for sha256 in Set(sha256s) { found[sha256] = try original(sha256: sha256) }
         return found

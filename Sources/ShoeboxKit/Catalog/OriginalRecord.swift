@@ -70,8 +70,12 @@ extension OriginalRecord {
     }
 
     public static func lens(of metadata: PhotoMetadata?) -> String {
-        metadata?.lensModel?.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{0}"))) ?? ""
+        metadata?.lensModel?.trimmingCharacters(in: lensPadding) ?? ""
     }
+
+    /// What pads a lens name: white space, and the NULs of a fixed-length EXIF field (made
+    /// once: building the set cost more than the trimming, per stored file).
+    private static let lensPadding = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{0}"))
 
     /// The lens when one is named (nil for none and for not known).
     public var namedLens: String? { lens.flatMap { $0.isEmpty ? nil : $0 } }

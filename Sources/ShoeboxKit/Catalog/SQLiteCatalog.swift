@@ -26,7 +26,8 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
 
     public let path: String
     public let isReadOnly: Bool
-    private let connection: SQLiteConnection
+    /// Internal for tests (whether a transaction is left open).
+    let connection: SQLiteConnection
     private let lock = NSRecursiveLock()
     private var depth = 0
     /// The columns read for an original: a reader of an older catalog gets NULL for newer ones.
@@ -263,6 +264,27 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
         }
     }
 
+    /// Runs `body`'s reads in one deferred transaction: SQLite takes the WAL's read lock once
+    /// for all of them (two `fcntl` calls) instead of once per statement. Inside a
+    /// transaction already, it just runs.
+    private func reading<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        guard depth == 0 else { return try body() }
+        try connection.execute("BEGIN DEFERRED")
+        depth += 1
+        defer { depth -= 1 }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            rollback(savepoint: nil)
+            throw error
+        }
+        try commit(savepoint: nil)
+        return result
+    }
+
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -325,6 +347,16 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
             reserved[folded] = sha256
             return true
         }
+    }
+
+    /// `Catalog.reservePaths` (one path after another) with the catalog read once for all.
+    public func reservePaths(_ wanted: [PathReservation]) throws -> Set<PathReservation> {
+        try reading { try reservePathsOneByOne(wanted) }
+    }
+
+    /// One index probe per hash, all in one read of the catalog.
+    public func originals(sha256s: [String]) throws -> [String: OriginalRecord] {
+        try reading { try originalsOneByOne(sha256s) }
     }
 
     public func releaseReservations() throws {

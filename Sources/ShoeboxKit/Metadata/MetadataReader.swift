@@ -21,6 +21,12 @@ public enum MetadataReader {
         return try read(source, path: store.location(of: path), includeAllTags: includeAllTags)
     }
 
+    /// The same for the file at `path` of `size` bytes whose first bytes, `head`, are in memory
+    /// (a download's, kept as it went by): the file is opened only when its metadata lies past them.
+    static func read(head: [UInt8], size: Int, path: String, includeAllTags: Bool = false) throws -> PhotoMetadata {
+        try read(HeadByteSource(head: head, size: size, path: path), path: path, includeAllTags: includeAllTags)
+    }
+
     /// The same for bytes in memory (fuzzing, data not yet written to disk); `name` is used in messages.
     public static func read(bytes: [UInt8], name: String = "<memory>", includeAllTags: Bool = false) throws -> PhotoMetadata {
         try read(MemoryByteSource(data: bytes), path: name, includeAllTags: includeAllTags)

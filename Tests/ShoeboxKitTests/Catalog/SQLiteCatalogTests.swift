@@ -663,6 +663,38 @@ final class SQLiteCatalogTests: XCTestCase {
         XCTAssertNil(found["http://127.0.0.1:9/unknown.jpg"])
         XCTAssertEqual(found["http://127.0.0.1:9/299.jpg"]?.sha256, hash(1))
     }
+
+    /// The batch lookups read in a transaction of their own: none is left open (another
+    /// connection's write is seen by the next batch), and inside a transaction they see its
+    /// rows not yet committed.
+    func testBatchedLookupsLeaveNoReadOpenAndSeeTheirTransactionsRows() throws {
+        let catalog = try SQLiteCatalog(path: catalogPath)
+        defer { catalog.close() }
+        try catalog.insertOriginal(original(1))
+        XCTAssertEqual(try catalog.originals(sha256s: [hash(1), hash(2)]).keys.sorted(), [hash(1)])
+        XCTAssertFalse(catalog.connection.isInTransaction, "the read is over")
+        let taken = PathReservation(path: original(1).path.uppercased(), sha256: hash(5))
+        let free = PathReservation(path: "originals/2024/05/09/free.jpg", sha256: hash(6))
+        XCTAssertEqual(try catalog.reservePaths([taken, free]), [free], "a path taken ignoring case is refused")
+        XCTAssertFalse(catalog.connection.isInTransaction, "the read is over")
+        try catalog.releaseReservations()
+
+        let other = try SQLiteCatalog(path: catalogPath)
+        try other.insertOriginal(original(2))
+        other.close()
+        XCTAssertEqual(try catalog.originals(sha256s: [hash(1), hash(2)]).keys.sorted(), [hash(1), hash(2)],
+                       "a write made between two batches is seen")
+        XCTAssertEqual(try catalog.reservePaths([PathReservation(path: original(2).path, sha256: hash(7))]), [])
+
+        try catalog.transaction {
+            try catalog.insertOriginal(original(3))
+            XCTAssertEqual(try catalog.originals(sha256s: [hash(3)]).keys.sorted(), [hash(3)])
+            XCTAssertEqual(try catalog.reservePaths([PathReservation(path: original(3).path, sha256: hash(8))]), [])
+            XCTAssertTrue(catalog.connection.isInTransaction)
+        }
+        XCTAssertFalse(catalog.connection.isInTransaction)
+        XCTAssertNotNil(try catalog.original(sha256: hash(3)), "the enclosing transaction committed")
+    }
 }
 
 /// A counter shared by test threads.

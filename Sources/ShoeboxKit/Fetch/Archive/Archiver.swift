@@ -49,6 +49,8 @@ final class Archiver {
         let sha256: String
         let bytes: Int64
         let format: ImageFormat
+        /// The body's first bytes (`CompletedTransfer.Body.received`).
+        let head: [UInt8]
     }
 
     static let batchLimit = 64
@@ -92,7 +94,7 @@ final class Archiver {
             if let format = check(file, sha256: sha256, bytes: bytes, prefix: prefix, transfer: transfer, &result) {
                 source.sha256 = sha256
                 pending.append(PendingBody(result: results.count, source: sources.count, transfer: transfer,
-                                           file: file, sha256: sha256, bytes: bytes, format: format))
+                                           file: file, sha256: sha256, bytes: bytes, format: format, head: prefix))
             }
         }
         source.outcome = result.outcome
@@ -228,7 +230,10 @@ final class Archiver {
     private func plan(_ body: PendingBody, _ result: inout FetchResult) -> (PhotoMetadata?, CaptureDate, String) {
         var metadata: PhotoMetadata?
         do {
-            metadata = try MetadataReader.read(path: body.file.path)
+            // A file whose body went partly elsewhere (`StagingFile.spill`) is as long as it is.
+            metadata = try body.file.spill == nil
+                ? MetadataReader.read(head: body.head, size: Int(body.bytes), path: body.file.path)
+                : MetadataReader.read(path: body.file.path)
             result.warnings += metadata?.warnings.map { "metadata: \($0)" } ?? []
         } catch let error as MetadataError {
             result.warnings.append("metadata: \(error.reason)")

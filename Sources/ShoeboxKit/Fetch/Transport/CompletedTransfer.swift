@@ -3,7 +3,8 @@ import Foundation
 /// The end of a transfer after all its attempts, handed from the transfer engine to the archiver.
 public struct CompletedTransfer: Sendable {
     public enum Body: Sendable {
-        /// A 2xx body, complete in a staging file.
+        /// A 2xx body, complete in a staging file; `prefix` is its first bytes (up to
+        /// `headLength` from a download, fewer from `import`).
         case received(StagingFile, sha256: String, bytes: Int64, prefix: [UInt8])
         /// A 2xx response with no body.
         case empty
@@ -14,6 +15,11 @@ public struct CompletedTransfer: Sendable {
         /// Refused without downloading it all (over --max-size): the reason says why.
         case refused(reason: String)
     }
+
+    /// How much of a body's start a download keeps in memory: the headers and EXIF of most
+    /// photos (as `FileByteSource` reads them in one window), so that the archiver reads its
+    /// metadata without opening the file again.
+    public static let headLength = 16 * 1024
 
     public let request: TransferRequest
     public let body: Body

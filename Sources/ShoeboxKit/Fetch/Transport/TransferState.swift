@@ -501,8 +501,8 @@ final class TransferState {
             return false
         }
         endTracker?.consume(data)
-        if prefix.count < FormatSniffer.prefixLength {
-            prefix += data.prefix(FormatSniffer.prefixLength - prefix.count)
+        if prefix.count < CompletedTransfer.headLength {
+            prefix += data.prefix(CompletedTransfer.headLength - prefix.count)
         }
         bytes += Int64(data.count)
         return true
