@@ -9,12 +9,12 @@
 # BASELINE: another shoebox binary (say an earlier commit's .ci/build-release
 # output), timed in the same rounds as a "baseline" row: before/after a change.
 #
-# Sets: "small" (1,000 small JPEGs), "big" (200 12-megapixel JPEGs with EXIF+GPS,
+# Sets: "small" (1,000 JPEGs of 1024x768, ~173 KB: the size issue #23 names), "big" (200 12-megapixel JPEGs with EXIF+GPS,
 # about 1 GB; its first 40 are also timed alone), a 100,000-URL list for
 # shoebox's files/s and peak RSS, then a 1,000,000-line list of 110,000 distinct
 # URLs (those, and a tenth of them again with a query) each about nine times
 # (lines/s, with the deduplicator spilling to disk past 100,000 keys). Work files go to
-# bench/work/ (about 2.6 GB at the peak; the small set's runs each keep their own
+# bench/work/ (about 4 GB at the peak with 3 rounds; the small set's runs each keep their own
 # folder until the set ends, see fetch_bench.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."

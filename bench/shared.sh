@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: the shared catalog (issue #18). `shoebox fetch` of fetch.sh's small set (1,000
-# 640-pixel JPEGs, 65 MB) and, in the same run, of its big set (the first 100 12-MP JPEGs,
+# 1024x768 JPEGs, 173 MB) and, in the same run, of its big set (the first 100 12-MP JPEGs,
 # ~4.9 MB each, 486 MB; --big N), same generated corpus, same nginx on loopback
 # (bench/fetch_bench.py is imported), with
 #   - the embedded default catalog (library folder + SQLite), 1 process;

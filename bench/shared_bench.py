@@ -2,7 +2,7 @@
 """Driver for bench/shared.sh: shoebox fetch with the embedded catalog (SQLite) against the
 shared catalog in PostgreSQL with 1, 2 and 3 workers on one list, the originals in a library
 folder and in an S3 bucket (OpenStack Swift with s3api on 127.0.0.1), and curl; on
-fetch_bench.py's small set (1,000 640-pixel JPEGs, ~65 KB) and big set (--big 12-MP JPEGs,
+fetch_bench.py's small set (1,000 1024x768 JPEGs, ~173 KB) and big set (--big 12-MP JPEGs,
 ~4.9 MB, one PUT each), served by its nginx. fetch_bench.py (corpus, nginx, lists, curl) and
 s3_bench.py (Swift, its request log, rclone's listing) are imported, not copied.
 
@@ -190,7 +190,7 @@ def main():
     ap.add_argument("--s3-rounds", type=int, default=1,
                     help="rounds of the postgres+S3 rows (Swift takes some 40 ms of CPU per object: a small-set run is 20-40 s here)")
     ap.add_argument("--work", default=os.path.join(HERE, "work"))
-    ap.add_argument("--small", type=int, default=1000, help="files of the small set (640 px, ~65 KB); 0 leaves it out")
+    ap.add_argument("--small", type=int, default=1000, help="files of the small set (1024x768, ~173 KB); 0 leaves it out")
     ap.add_argument("--big", type=int, default=100,
                     help="photos of the big set (12 MP, ~4.9 MB: one PUT each); 0 leaves it out. At least 3 claims of"
                          " 2 x --jobs URLs, so that every worker gets some")
