@@ -24,9 +24,13 @@ def make_corpus(work, big_count, small_count, huge_list):
     # whatever the counts): a run of fewer files, or bench/s3.sh, reuses fetch.sh's.
     for name in os.listdir(corpus) if os.path.isdir(corpus) else ():
         done = name.split("-")
-        if done[0] == f".done{CORPUS_VERSION}" and len(done) == 4 and all(int(have) >= want for have, want in
-                                                         zip(done[1:], (big_count, small_count, huge_list))):
-            return corpus
+        if done[0] == f".done{CORPUS_VERSION}" and len(done) == 4:
+            have = [int(count) for count in done[1:]]
+            if all(h >= want for h, want in zip(have, (big_count, small_count, huge_list))):
+                return corpus
+            # Made again for the larger of each count: a run of one set must not drop another's.
+            big_count, small_count, huge_list = (max(h, want) for h, want in zip(have, (big_count, small_count, huge_list)))
+            marker = os.path.join(corpus, f".done{CORPUS_VERSION}-{big_count}-{small_count}-{huge_list}")
     shutil.rmtree(corpus, ignore_errors=True)
     for d in ("big", "small", "tiny"):
         os.makedirs(os.path.join(corpus, d))
