@@ -236,8 +236,13 @@ def bench_set(name, shoebox, work, url_list, count, total_bytes, rounds, server,
         print(f"{tool:10} {count / t:10.1f} {total_bytes / 1e6 / t:10.1f} {rss:8.1f} MB {cpu:8.3f} {cpu / count * 1000:12.3f} "
               f"{server_cpu:12.2f} {busy[tool]:15.2f}  "
               + " ".join(f"{r[0]:.3f}" for r in runs))
+    # This VM's speed drifts: the same run of curl takes 0.21 s or 0.41 s, user and system time
+    # doubling alike, in phases of a few runs. Tools timed side by side in one round share a
+    # phase, so each round's ratio is also given: their median, and their range.
     for other in ("aria2c", "curl", "curl+sync") + (("baseline",) if baseline else ()):
-        print(f"shoebox vs {other}: {medians[other] / medians['shoebox']:.2f}x the throughput")
+        paired = sorted(o[0] / s[0] for o, s in zip(results[other], results["shoebox"]))
+        print(f"shoebox vs {other}: {medians[other] / medians['shoebox']:.2f}x the throughput; round by round "
+              f"{statistics.median(paired):.2f}x (median), {paired[0]:.2f}x to {paired[-1]:.2f}x")
     # Client, server and the kernel's network work (softirq, charged to no process)
     # share this machine's cores: their busy time spread over every core is the
     # shortest wall time a run can take. /proc/stat counts in 10 ms ticks, and counts
