@@ -7,7 +7,7 @@ once before the first round)."""
 import argparse, os, shutil, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fetch_bench import make_corpus, timed  # noqa: E402
+from fetch_bench import CORPUS_VERSION, make_corpus, timed  # noqa: E402
 
 
 def tools(shoebox, source, out):
@@ -68,7 +68,8 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     corpus = make_corpus(os.path.abspath(args.work), args.big, args.small, 0)
     for name, folder, count in (("small set", "small", args.small), ("big set", "big", args.big)):
-        source = os.path.join(os.path.abspath(args.work), "import-src-" + folder)
+        # Named after the corpus version: links into an older corpus are other bytes.
+        source = os.path.join(os.path.abspath(args.work), f"import-src-v{CORPUS_VERSION}-{folder}")
         if not os.path.isdir(source) or len(os.listdir(source)) != count:
             shutil.rmtree(source, ignore_errors=True)
             os.makedirs(source)

@@ -144,8 +144,9 @@ def purge(env, prefix):
 
 
 def source_folder(work, corpus, folder, count):
-    """A folder of exactly the first `count` files of the corpus folder (hard links), for rclone."""
-    path = os.path.join(work, "s3src", f"{folder}-{count}")
+    """A folder of exactly the first `count` files of the corpus folder (hard links), for rclone;
+    named after the corpus version (links into an older corpus are other bytes)."""
+    path = os.path.join(work, "s3src", f"{folder}-v{fb.CORPUS_VERSION}-{count}")
     if not os.path.isdir(path):
         os.makedirs(path + ".part", exist_ok=True)
         for i in range(count):

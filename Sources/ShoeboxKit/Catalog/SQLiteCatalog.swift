@@ -266,7 +266,8 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
 
     /// Runs `body`'s reads in one deferred transaction: SQLite takes the WAL's read lock once
     /// for all of them (two `fcntl` calls) instead of once per statement. Inside a
-    /// transaction already, it just runs.
+    /// transaction already, it just runs. Reads only: a write in `body` (a `transaction` there
+    /// would be a savepoint of this read, not BEGIN IMMEDIATE) could fail on a stale snapshot.
     private func reading<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }

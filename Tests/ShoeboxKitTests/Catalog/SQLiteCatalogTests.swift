@@ -694,6 +694,12 @@ final class SQLiteCatalogTests: XCTestCase {
         }
         XCTAssertFalse(catalog.connection.isInTransaction)
         XCTAssertNotNil(try catalog.original(sha256: hash(3)), "the enclosing transaction committed")
+
+        // A read-only catalog reads its batches the same way (BEGIN DEFERRED takes no write lock).
+        let reader = try SQLiteCatalog(path: catalogPath, readOnly: true)
+        defer { reader.close() }
+        XCTAssertEqual(try reader.originals(sha256s: [hash(1), hash(3), hash(4)]).keys.sorted(), [hash(1), hash(3)])
+        XCTAssertFalse(reader.connection.isInTransaction)
     }
 }
 
