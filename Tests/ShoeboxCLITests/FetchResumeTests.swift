@@ -93,4 +93,15 @@ final class FetchResumeTests: XCTestCase {
         XCTAssertEqual(stored, whole, "the kept half of one version never gets the rest of another")
         XCTAssertNil(seen.last?.range, "after the refused 206 the body is asked for whole")
     }
+
+    /// A resumed answer that ends cleanly but short (close-delimited, no Content-Length): the
+    /// next Range starts where the bytes kept now end, not where the first resume did.
+    func testAResumedAnswerThatEndsShortIsResumedAgainFromWhereItStopped() throws {
+        let (output, stored, whole, server) = try fetch("resume-short", mode: "short-close")
+        XCTAssertEqual(output.status, 0, output.stderr + output.stdout)
+        XCTAssertEqual(stored, whole, "stored whole: the first half, the quarter after it, then the rest")
+        let seen = try requests(server, "resume-short")
+        XCTAssertEqual(seen.map(\.range), [nil, "bytes=\(size / 2)-", "bytes=\(size / 2 + size / 4)-"], "\(seen)")
+        XCTAssertLessThanOrEqual(seen.last?.sent ?? 0, size / 4 + 1, "only the last quarter was sent the third time")
+    }
 }

@@ -364,6 +364,12 @@ public final class TransferEngine: @unchecked Sendable {
         let response = ResponseInfo(handle: handle)
         let verdict = TransferVerdict(code: code, response: response, state: state)
         if verdict.dropsKeptBytes { state.discardFile() }
+        // A resumed answer that ended cleanly but short (close-delimited, say): the next Range
+        // starts where the bytes kept now end (`collectFinished` does this for a transfer that
+        // failed); kept bytes that cannot be resumed again (more than the whole) start over.
+        if resuming, code == CURLE_OK, state.continuing, verdict.failure != nil, !verdict.dropsKeptBytes, !state.keepForResume() {
+            state.discardFile()
+        }
         var handedOff: Double?
         if verdict.retryable && policy.allowsRetry(after: state.attempts) && !isCancelled {
             let wait = policy.delay(after: state.attempts, retryAfter: response.retryAfter)

@@ -28,8 +28,9 @@ port, prints the port on stdout, and serves each behaviour the tests need:
         ETag "KEY-1" (mode=lm: Last-Modified only); the first request without Range is cut at half;
         a request with Range: bytes=S- and a matching If-Range gets 206 with the rest (mode=ignore:
         200 with the whole body; mode=shifted: a 206 that starts 1000 bytes past S; mode=empty: an
-        empty 200; mode=lm-changed: a 206 of a newer version with another Last-Modified); later requests
-        without Range get the whole body
+        empty 200; mode=lm-changed: a 206 of a newer version with another Last-Modified; mode=short-close:
+        the first 206 has no Content-Length and the connection closes after half of the rest, later
+        ones are whole); later requests without Range get the whole body
   /resumable-whole/KEY?size=N                     the same body, whole (reference bytes)
   /_requests/KEY  JSON: per request to KEY, its Range and If-Range headers and the body bytes sent
   /_log/KEY    JSON: request times (monotonic seconds) seen for KEY
@@ -618,6 +619,19 @@ class Handler(BaseHTTPRequestHandler):
             # Range honoured, If-Range ignored: the rest of a newer version, same length.
             headers["Last-Modified"] = "Wed, 02 Dec 2026 10:00:00 GMT"
             body = self.resumable_body(key + "-v2", len(body))
+        if start is not None and mode == "short-close" and n == 2:
+            # The first Range answer ends cleanly (close-delimited) but short of what it announced.
+            part = body[start:start + (len(body) - start) // 2]
+            self.send_response(206)
+            self.send_header("Content-Type", "image/jpeg")
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(body) - 1, len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.send_pieces(part, entry)
+            self.close_connection = True
+            return
         if start is not None and mode != "ignore" and start < len(body):
             first = start + 1000 if mode == "shifted" else start
             part = body[first:]
