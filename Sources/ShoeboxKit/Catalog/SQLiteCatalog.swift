@@ -224,13 +224,18 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     // MARK: Transactions
 
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(beginning: isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE", body)
+    }
+
+    /// `transaction`, its outermost level opened with `begin`.
+    private func transaction<T>(beginning begin: String, _ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         depth += 1
         defer { depth -= 1 }
         let savepoint = "shoebox_\(depth)"
         if depth == 1 {
-            try connection.execute(isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE")
+            try connection.execute(begin)
         } else {
             try connection.execute("SAVEPOINT \(savepoint)")
         }
@@ -271,19 +276,7 @@ public final class SQLiteCatalog: Catalog, @unchecked Sendable {
     private func reading<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        guard depth == 0 else { return try body() }
-        try connection.execute("BEGIN DEFERRED")
-        depth += 1
-        defer { depth -= 1 }
-        let result: T
-        do {
-            result = try body()
-        } catch {
-            rollback(savepoint: nil)
-            throw error
-        }
-        try commit(savepoint: nil)
-        return result
+        return try depth == 0 ? transaction(beginning: "BEGIN DEFERRED", body) : body()
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
