@@ -7,11 +7,11 @@ final class HeadByteSource: ByteSource {
     private let path: String
     private var file: FileByteSource?
 
-    /// `head`: the file's first bytes (at most `size` of them are used); `size`: the file's
-    /// length, which the caller knows (the body's byte count).
+    /// `head`: the file's first bytes (reads stop at `size` whatever its length); `size`: the
+    /// file's length, which the caller knows (the body's byte count).
     init(head: [UInt8], size: Int, path: String) {
         self.size = size
-        self.head = head.count > size ? Array(head.prefix(size)) : head
+        self.head = head
         self.path = path
     }
 
