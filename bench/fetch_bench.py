@@ -17,9 +17,6 @@ def run(cmd, **kw):
 
 def make_corpus(work, big_count, small_count, huge_list):
     corpus = os.path.join(work, "corpus")
-    # The marker's name says what it was made for: the version of the recipe (v2: the small set
-    # became 1024x768 at about 170 KB, the size the benchmark's issue names) and the counts.
-    marker = os.path.join(corpus, f".done{CORPUS_VERSION}-{big_count}-{small_count}-{huge_list}")
     # A corpus made for at least as many files of each set serves (file i is the same bytes
     # whatever the counts): a run of fewer files, or bench/s3.sh, reuses fetch.sh's.
     for name in os.listdir(corpus) if os.path.isdir(corpus) else ():
@@ -30,7 +27,9 @@ def make_corpus(work, big_count, small_count, huge_list):
                 return corpus
             # Made again for the larger of each count: a run of one set must not drop another's.
             big_count, small_count, huge_list = (max(h, want) for h, want in zip(have, (big_count, small_count, huge_list)))
-            marker = os.path.join(corpus, f".done{CORPUS_VERSION}-{big_count}-{small_count}-{huge_list}")
+    # The marker's name says what it was made for: the version of the recipe (v2: the small set
+    # became 1024x768 at about 170 KB, the size the benchmark's issue names) and the counts.
+    marker = os.path.join(corpus, f".done{CORPUS_VERSION}-{big_count}-{small_count}-{huge_list}")
     shutil.rmtree(corpus, ignore_errors=True)
     for d in ("big", "small", "tiny"):
         os.makedirs(os.path.join(corpus, d))
