@@ -22,6 +22,15 @@ final class ArchiverTests: XCTestCase {
         }
     }
 
+    /// XCTest keeps every test case object until the run ends: let go of the store here so
+    /// that its staging folder is removed after each test, not left in /tmp.
+    override func tearDown() {
+        archiver = nil
+        store = nil
+        catalog = nil
+        super.tearDown()
+    }
+
     private func jpeg(seed: String, date: String = "2022:03:04 05:06:07") -> Data { ArchiverInput.jpeg(seed: seed, date: date) }
 
     private func received(_ data: Data, url: String, into target: InMemoryOriginalStore? = nil) throws -> CompletedTransfer {
