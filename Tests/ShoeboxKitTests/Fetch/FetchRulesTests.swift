@@ -265,6 +265,24 @@ final class FetchRulesTests: XCTestCase {
         XCTAssertEqual(ListCounter.countURLLines(file.path), entries)
     }
 
+    /// A list longer than one read (64 KiB): lines, their leading white space and their
+    /// multi-byte characters fall across the reads' boundaries at every offset.
+    func testTheLineCountAgreesWithTheReaderAcrossReads() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let file = directory.appendingPathComponent("long.txt")
+        let kinds = ["http://a.test/", "\u{A0}\u{A0}# c", "\u{3000}", "  http://b.test/", "\u{A0}é", "#x", ""]
+        var text = "\u{FEFF}"
+        for index in 0..<20_000 {
+            text += String(repeating: " ", count: index % 7) + kinds[index % kinds.count] + (index % 3 == 0 ? "\(index)" : "") + "\n"
+        }
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertGreaterThan(text.utf8.count, 3 * LineReader.chunkSize)
+        let reader = URLListReader(paths: [file.path])
+        var entries = 0
+        while try reader.next() != nil { entries += 1 }
+        XCTAssertEqual(ListCounter.countURLLines(file.path), entries)
+    }
+
     func testPathPlanning() throws {
         var metadata = PhotoMetadata()
         metadata.dateTimeOriginal = "2019:12:31 23:59:59"
