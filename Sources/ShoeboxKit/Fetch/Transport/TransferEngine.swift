@@ -7,8 +7,8 @@ import Foundation
 /// Everything here runs on the thread that calls `run`; `cancel` may be called from any thread.
 public final class TransferEngine: @unchecked Sendable {
     private let options: FetchOptions
-    /// Where bodies are written: all the engine knows of storage. Its files are made ahead.
-    private let staging: SpareStagingFiles
+    /// Where bodies are written: all the engine knows of storage.
+    private let staging: UploadStaging
     private let policy: RetryPolicy
     private let multi: UnsafeMutableRawPointer
     private var idleHandles: [UnsafeMutableRawPointer] = []
@@ -43,7 +43,7 @@ public final class TransferEngine: @unchecked Sendable {
     /// transfers' buffers is refused.
     public init(options: FetchOptions, staging: UploadStaging) throws {
         self.options = options
-        self.staging = SpareStagingFiles(base: staging, count: min(options.jobs, Self.spareFiles))
+        self.staging = staging
         policy = RetryPolicy(maxRetries: options.retries, baseDelay: options.retryBaseDelay, maxWait: options.maxRetryWait)
         do {
             buffers = try BufferPool(size: Self.bufferSize(jobs: options.jobs), limit: options.jobs + 16)
@@ -79,9 +79,6 @@ public final class TransferEngine: @unchecked Sendable {
         curl_slist_free_all(headerList)
         curl_slist_free_all(resolveList)
     }
-
-    /// Staging files kept ready at most: one for each transfer at the default --jobs.
-    static let spareFiles = 16
 
     /// 512 KiB per body buffer, smaller with many transfers at once so that all
     /// of them (jobs + 16) stay within about 64 MiB: 16 MiB at the default -j 16,
@@ -147,7 +144,6 @@ public final class TransferEngine: @unchecked Sendable {
             finishWritten(completion)
             abortAll()
         }
-        staging.close()
         writeCookieJar()
     }
 
