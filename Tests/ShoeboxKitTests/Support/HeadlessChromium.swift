@@ -151,9 +151,10 @@ enum HeadlessChromium {
         </style></head><body><iframe></iframe><script>
         window.addEventListener('message', function (e) { document.body.setAttribute('data-result', e.data); });
         // The page is loaded once the frame is laid out at its size. Given its page in the markup,
-        // a frame starts at the default 300 x 150: twice in a day here (of some 20 runs) the
-        // page's first rows were broken for a phone (its media queries) though drawn at the full
-        // width, then redrawn for the frame's width at 130-173 ms: pictures moving, to the probe.
+        // twice in a day here (of some 20 runs) the page's first rows were broken for a phone (its
+        // media queries) though drawn at the full width, then redrawn for the frame's width at
+        // 130-173 ms: pictures moving, to the probe. The likely cause, not proven: the frame's
+        // default 300 x 150 seen by the page's first style pass.
         var frame = document.querySelector('iframe');
         frame.getBoundingClientRect();
         frame.src = "\(source)";
