@@ -66,6 +66,18 @@ final class BodyWriterTests: XCTestCase {
         }
     }
 
+    /// A body's first buffer goes through the page cache and is taken from the small pages;
+    /// only the buffers after it (direct writes, pinned) come from the huge-page region.
+    func testOnlyBuffersPastABodysFirstComeFromTheHugePageRegion() throws {
+        for (size, rests) in [(40_000, 0...0), (64 << 10, 0...0), ((64 << 10) + 1, 1...1), (300_000, 1...4)] {
+            let pool = try BufferPool(size: 64 << 10, limit: 4)
+            let (path, _, _) = try write([UInt8](repeating: 9, count: size), chunk: 16 << 10, pool: pool, directIO: true)
+            XCTAssertEqual(FileManager.default.contents(atPath: path)?.count, size)
+            XCTAssertEqual(pool.carved(for: .start), 1, "size \(size): one first buffer")
+            XCTAssertTrue(rests.contains(pool.carved(for: .rest)), "size \(size): \(pool.carved(for: .rest)) buffers past the first")
+        }
+    }
+
     func testAbandonedBodyCanBeRemovedAndItsBuffersAreReused() throws {
         let pool = try BufferPool(size: 64 << 10, limit: 2)
         for round in 0..<5 {

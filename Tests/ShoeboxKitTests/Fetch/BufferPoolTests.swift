@@ -1,14 +1,16 @@
 import XCTest
 @testable import ShoeboxKit
 
-/// The buffer pool hands out distinct, aligned buffers from a region advised for
-/// huge pages, reuses given-back ones, and makes a taker wait at its limit.
+/// The buffer pool hands out distinct, aligned buffers (a body's start on small pages,
+/// its rest on pages advised for huge pages), reuses given-back ones in their own
+/// region, and makes a taker wait at its limit, whichever part it asks for.
 final class BufferPoolTests: XCTestCase {
     func testBuffersAreAlignedDistinctWritableAndReused() throws {
         let size = 64 << 10
-        let pool = try BufferPool(size: size, limit: 3)
-        let buffers = (0..<3).map { _ in pool.take() }
-        XCTAssertEqual(Int(bitPattern: buffers[0]) % BufferPool.hugePage, 0, "the region starts on a huge page")
+        let pool = try BufferPool(size: size, limit: 4)
+        let buffers = [pool.take(for: .start), pool.take(for: .rest), pool.take(for: .start), pool.take(for: .rest)]
+        XCTAssertEqual(Int(bitPattern: buffers[0]) % BufferPool.hugePage, 0, "the starts' region starts on a huge page")
+        XCTAssertEqual(Int(bitPattern: buffers[1]) % BufferPool.hugePage, 0, "the rests' region starts on a huge page")
         for (index, buffer) in buffers.enumerated() {
             XCTAssertEqual(Int(bitPattern: buffer) % BufferPool.alignment, 0, "buffer \(index) is block-aligned")
             buffer.initializeMemory(as: UInt8.self, repeating: UInt8(index + 1), count: size)
@@ -22,18 +24,21 @@ final class BufferPoolTests: XCTestCase {
             XCTAssertTrue(bytes.allSatisfy { $0 == UInt8(index + 1) }, "buffer \(index) kept its bytes")
         }
         pool.give(buffers[1])
-        XCTAssertEqual(pool.take(), buffers[1], "a given-back buffer is handed out again")
+        pool.give(buffers[2])
+        XCTAssertEqual(pool.take(for: .rest), buffers[1], "a given-back buffer is handed out again, for its part")
+        XCTAssertEqual(pool.take(for: .start), buffers[2], "a given-back buffer is handed out again, for its part")
         // libdispatch traps when a semaphore is released below its start value.
         buffers.forEach(pool.give)
     }
 
     func testTakeWaitsUntilABufferIsGivenBack() throws {
         let pool = try BufferPool(size: 4096, limit: 1)
-        let first = pool.take()
+        let first = pool.take(for: .start)
         let taken = expectation(description: "second take returns")
         let early = ManagedAtomicFlag()
         DispatchQueue.global().async {
-            pool.give(pool.take())
+            // The other region has room, but the limit counts both.
+            pool.give(pool.take(for: .rest))
             early.set()
             taken.fulfill()
         }
@@ -47,21 +52,24 @@ final class BufferPoolTests: XCTestCase {
         // 2^50 bytes: more than a process can map, whatever the limits.
         XCTAssertThrowsError(try BufferPool(size: 1 << 40, limit: 1 << 10)) { error in
             let refusal = error as? BufferPool.ReservationFailed
-            XCTAssertEqual(refusal?.bytes, (1 << 50) + BufferPool.hugePage)
+            XCTAssertEqual(refusal?.bytes, 2 * (1 << 50) + BufferPool.hugePage)
             XCTAssertEqual(refusal?.reason, String(cString: strerror(ENOMEM)))
         }
     }
 
-    func testRegionIsAdvisedForHugePages() throws {
+    func testOnlyTheRestOfABodyIsAdvisedForHugePages() throws {
         let pool = try BufferPool(size: 512 << 10, limit: 8)
-        let buffer = pool.take()
-        defer { pool.give(buffer) }
-        let address = UInt(bitPattern: buffer)
-        let flags = try XCTUnwrap(try Self.vmFlags(containing: address), "no mapping holds the buffer")
-        // "hg": the mapping carries MADV_HUGEPAGE, whether or not huge pages are free; a kernel
-        // built without transparent huge pages refuses the advice (and has no such folder).
+        let start = pool.take(for: .start), rest = pool.take(for: .rest)
+        defer { [start, rest].forEach(pool.give) }
+        let startFlags = try XCTUnwrap(try Self.vmFlags(containing: UInt(bitPattern: start)), "no mapping holds the start")
+        let restFlags = try XCTUnwrap(try Self.vmFlags(containing: UInt(bitPattern: rest)), "no mapping holds the rest")
+        // "hg": the mapping carries MADV_HUGEPAGE, "nh" MADV_NOHUGEPAGE, whether or not huge pages
+        // are free; a kernel built without transparent huge pages refuses both (and has no such folder).
         let kernelHasThem = FileManager.default.fileExists(atPath: "/sys/kernel/mm/transparent_hugepage/enabled")
-        XCTAssertEqual(flags.contains("hg"), kernelHasThem, "VmFlags: \(flags)")
+        XCTAssertEqual(restFlags.contains("hg"), kernelHasThem, "VmFlags of the rest: \(restFlags)")
+        XCTAssertFalse(restFlags.contains("nh"), "VmFlags of the rest: \(restFlags)")
+        XCTAssertEqual(startFlags.contains("nh"), kernelHasThem, "VmFlags of the start: \(startFlags)")
+        XCTAssertFalse(startFlags.contains("hg"), "VmFlags of the start: \(startFlags)")
     }
 
     /// The VmFlags of the mapping of this process that contains `address`.

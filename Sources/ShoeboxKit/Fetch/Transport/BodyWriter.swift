@@ -61,7 +61,7 @@ final class BodyWriter: @unchecked Sendable {
         if let failure = currentFailure { throw failure }
         var rest = data
         while let source = rest.baseAddress, !rest.isEmpty {
-            let target = buffer ?? buffers.take()
+            let target = buffer ?? buffers.take(for: submitted == 0 ? .start : .rest)
             buffer = target
             let count = min(rest.count, buffers.size - filled)
             (target + filled).copyMemory(from: source, byteCount: count)
