@@ -82,7 +82,8 @@ public final class TransferEngine: @unchecked Sendable {
 
     /// 512 KiB per body buffer, smaller with many transfers at once so that all
     /// of them (jobs + 16) stay within about 64 MiB: 16 MiB at the default -j 16,
-    /// 64 KiB buffers at -j 1000.
+    /// 64 KiB buffers at -j 1000. The pool reserves twice that in address space
+    /// (not memory): room for them all among bodies' first buffers, and again among the rest.
     static func bufferSize(jobs: Int) -> Int {
         let share = (64 << 20) / (jobs + 16) / BufferPool.alignment * BufferPool.alignment
         return min(512 << 10, max(64 << 10, share))
